@@ -1,0 +1,31 @@
+import Koa from 'koa';
+import { RequestContext } from '@mikro-orm/core';
+import type { AnyRouter } from '@trpc/server';
+import { appRouter } from '../routers/root.ts';
+import type { Services } from '../routers/context.ts';
+import { errorHandler } from './error-handler.ts';
+import { requestLog } from './request-log.ts';
+import { restRouter } from './rest.ts';
+import { systemRouter } from './system.ts';
+import { trpcMount } from './trpc-mount.ts';
+
+/**
+ * The HTTP facade: knows HTTP, nothing of the domain. Order matters: request id and log
+ * first, then the error choke point, then a MikroORM RequestContext, then the routes.
+ */
+export function createApp(services: Services, router: AnyRouter = appRouter): Koa {
+  const app = new Koa({ proxy: services.config.TRUST_PROXY });
+  app.silent = true;
+  const rest = restRouter(services, router);
+  const system = systemRouter(services, router);
+
+  app.use(requestLog(services.log));
+  app.use(errorHandler());
+  app.use((ctx, next) => RequestContext.create(services.orm.em, next));
+  app.use(trpcMount(services, router));
+  app.use(system.routes());
+  app.use(rest.routes());
+  app.use(rest.allowedMethods());
+  app.use(system.allowedMethods());
+  return app;
+}

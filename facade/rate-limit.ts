@@ -1,0 +1,56 @@
+import type { Context, Middleware } from 'koa';
+import ratelimit from 'koa-ratelimit';
+import type { Logger } from 'pino';
+import { AppError } from '../src/errors.ts';
+import type { Stores } from '../src/stores/index.ts';
+
+export interface LimitOptions {
+  /** Distinguishes this limit's counters from other limits'. */
+  name: string;
+  max: number;
+  windowMs: number;
+  /** Who is counted: an API key id, a client address. */
+  id: (ctx: Context) => string;
+  /**
+   * What happens when the store cannot be reached: 'open' lets the request through (a
+   * limiter outage must not take area A down), 'closed' answers 503.
+   */
+  onStoreError: 'open' | 'closed';
+  log: Logger;
+}
+
+/**
+ * A koa-ratelimit limiter on the process's store (Redis through the bridge, or its memory
+ * driver), setting X-RateLimit-Limit/Remaining/Reset. A refused request becomes a
+ * RATE_LIMITED AppError with Retry-After, so it gets the documented error body.
+ */
+export function rateLimit(stores: Stores, opts: LimitOptions): Middleware {
+  const limiter = ratelimit({
+    driver: stores.rateLimit.driver,
+    db: stores.rateLimit.db as never,
+    duration: opts.windowMs,
+    max: opts.max,
+    id: opts.id,
+    namespace: `${stores.keyPrefix}rl:${opts.name}`,
+  } as Parameters<typeof ratelimit>[0]);
+  return async (ctx, next) => {
+    let passed = false;
+    try {
+      await limiter(ctx, async () => {
+        passed = true;
+      });
+    } catch (err) {
+      if (passed) throw err;
+      opts.log.warn({ err: (err as Error).message, limit: opts.name }, 'rate-limit store unavailable');
+      if (opts.onStoreError === 'closed') {
+        throw new AppError('UNAVAILABLE', 'Service temporarily unavailable; try again shortly.', { retryAfter: 5 });
+      }
+      return next();
+    }
+    if (!passed) {
+      const after = Math.max(1, Number(ctx.state.rateLimit?.after) || 1);
+      throw new AppError('RATE_LIMITED', `Too many requests; retry in ${after} s.`, { retryAfter: after });
+    }
+    return next();
+  };
+}

@@ -1,0 +1,78 @@
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { AnyRouter } from '@trpc/server';
+import { authenticateApiKey } from '../src/accounts/api-keys.ts';
+import { createCaller } from '../routers/root.ts';
+import type { Services } from '../routers/context.ts';
+import { bodyParser } from './body.ts';
+import { contextFromKoa } from './koa-context.ts';
+import { rateLimit } from './rate-limit.ts';
+import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
+
+/** Calls a procedure by its dotted path on a caller. */
+function procedureAt(caller: unknown, path: string): (input: unknown) => Promise<unknown> {
+  let node: any = caller;
+  for (const part of path.split('.')) node = node[part];
+  return node as (input: unknown) => Promise<unknown>;
+}
+
+/** Path params win over body fields, body over query, so a URL cannot be overridden. */
+function assembleInput(ctx: Context, route: RouteEntry): unknown {
+  if (route.voidInput) return undefined;
+  const body = methodHasBody(route.method) && ctx.request.body && typeof ctx.request.body === 'object' ? ctx.request.body : {};
+  if (Array.isArray(body)) return body;
+  return { ...ctx.query, ...(body as object), ...ctx.params };
+}
+
+/** Authenticates API-key routes before anything else, so the per-key limit counts the key. */
+function apiKeyAuth(services: Services): Middleware {
+  return async (ctx, next) => {
+    const em = contextFromKoa(services, ctx).em;
+    ctx.state.apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined);
+    await next();
+  };
+}
+
+/**
+ * Mounts every REST route of the router. Per route: authentication for its auth kind,
+ * its rate limit, body parsing (JSON or form, where the method has a body), then the
+ * procedure through an in-process caller. The status of success comes from meta.
+ */
+export function restRouter(services: Services, router: AnyRouter): Router {
+  const koaRouter = new Router();
+  const perKeyLimit = rateLimit(services.stores, {
+    name: 'api',
+    max: services.config.API_RATE_LIMIT,
+    windowMs: 60_000,
+    id: (ctx) => `key:${ctx.state.apiKey.id}`,
+    onStoreError: 'open',
+    log: services.log,
+  });
+  const parseBody = bodyParser(services.config.BODY_LIMIT_BYTES);
+
+  for (const route of buildRouteTable(router)) {
+    const chain: Middleware[] = [];
+    if (route.meta.auth === 'apiKey') chain.push(apiKeyAuth(services), perKeyLimit);
+    if (route.meta.rateLimit) {
+      chain.push(
+        rateLimit(services.stores, {
+          name: `${route.method}:${route.path}`,
+          max: route.meta.rateLimit.max,
+          windowMs: route.meta.rateLimit.windowMs,
+          id: (ctx) => `ip:${ctx.ip}`,
+          onStoreError: 'closed',
+          log: services.log,
+        }),
+      );
+    }
+    if (methodHasBody(route.method)) chain.push(parseBody);
+    chain.push(async (ctx) => {
+      const caller = createCaller(contextFromKoa(services, ctx));
+      const result = await procedureAt(caller, route.procedurePath)(assembleInput(ctx, route));
+      ctx.status = route.meta.successStatus ?? 200;
+      ctx.body = result ?? { ok: true };
+    });
+    koaRouter.register(route.routerPath, [route.method], chain);
+  }
+  return koaRouter;
+}

@@ -1,0 +1,51 @@
+import type { AnyProcedure, AnyRouter } from '@trpc/server';
+import type { Meta } from '../routers/trpc.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One REST route, derived from a procedure's meta. */
+export interface RouteEntry {
+  method: HttpMethod;
+  /** OpenAPI-style path, `/api/v1/reports/{id}`. */
+  path: string;
+  /** Koa-router style path, `/api/v1/reports/:id`. */
+  routerPath: string;
+  procedurePath: string;
+  type: 'query' | 'mutation';
+  meta: Meta;
+  /** True when the procedure takes no input (z.void()), so query strings are ignored. */
+  voidInput: boolean;
+}
+
+/**
+ * Every procedure with `openapi` meta becomes a route. The REST surface, the OpenAPI
+ * document and /trpc therefore come from one router and cannot drift apart.
+ */
+export function buildRouteTable(router: AnyRouter): RouteEntry[] {
+  const procedures = router._def.procedures as Record<string, AnyProcedure>;
+  const table: RouteEntry[] = [];
+  for (const [procedurePath, procedure] of Object.entries(procedures)) {
+    const meta = procedure._def.meta as Meta | undefined;
+    if (!meta?.openapi || meta.openapi.enabled === false) continue;
+    const type = procedure._def.type;
+    if (type !== 'query' && type !== 'mutation') continue;
+    const parser = (procedure._def as { inputs?: unknown[] }).inputs?.[0] as
+      | { safeParse(v: unknown): { success: boolean } }
+      | undefined;
+    const voidInput = !parser || (parser.safeParse(undefined).success && !parser.safeParse({}).success);
+    table.push({
+      method: meta.openapi.method as HttpMethod,
+      path: meta.openapi.path,
+      routerPath: meta.openapi.path.replace(/\{(\w+)\}/g, ':$1'),
+      procedurePath,
+      type,
+      meta,
+      voidInput,
+    });
+  }
+  return table;
+}
+
+export function methodHasBody(method: string): boolean {
+  return method === 'POST' || method === 'PUT' || method === 'PATCH';
+}

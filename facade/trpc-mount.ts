@@ -1,0 +1,49 @@
+import type { Middleware } from 'koa';
+import type { AnyRouter } from '@trpc/server';
+import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import { authenticateApiKey } from '../src/accounts/api-keys.ts';
+import type { Services } from '../routers/context.ts';
+import { contextFromKoa } from './koa-context.ts';
+import { rateLimit } from './rate-limit.ts';
+
+/**
+ * Serves the router at /trpc for `createTRPCClient<AppRouter>`. Requests that carry an
+ * Authorization header are authenticated first and share the per-key rate limit of the
+ * REST routes; procedures still check their own auth kind.
+ */
+export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc'): Middleware {
+  const perKeyLimit = rateLimit(services.stores, {
+    name: 'api',
+    max: services.config.API_RATE_LIMIT,
+    windowMs: 60_000,
+    id: (ctx) => `key:${ctx.state.apiKey.id}`,
+    onStoreError: 'open',
+    log: services.log,
+  });
+  return async (ctx, next) => {
+    if (ctx.path !== prefix && !ctx.path.startsWith(prefix + '/')) return next();
+    if (ctx.get('Authorization')) {
+      ctx.state.apiKey = await authenticateApiKey(contextFromKoa(services, ctx).em, ctx.get('Authorization'));
+      let passed = false;
+      await perKeyLimit(ctx, async () => {
+        passed = true;
+      });
+      if (!passed) return;
+    }
+    const inner = contextFromKoa(services, ctx);
+    ctx.respond = false;
+    // Koa starts every response at 404; tRPC only replaces a 200 with its own status.
+    ctx.res.statusCode = 200;
+    await nodeHTTPRequestHandler({
+      req: ctx.req,
+      res: ctx.res,
+      router,
+      path: ctx.path.slice(prefix.length + 1),
+      maxBodySize: services.config.BODY_LIMIT_BYTES,
+      createContext: () => inner,
+      onError: ({ error }: { error: import("@trpc/server").TRPCError }) => {
+        if (error.code === 'INTERNAL_SERVER_ERROR') inner.log.error({ err: error.cause ?? error }, 'trpc error');
+      },
+    } as never);
+  };
+}

@@ -1,0 +1,12 @@
+import { router, createCallerFactory } from './trpc.ts';
+import { accountRouter } from './account.ts';
+
+/** Every procedure of the service. The REST facade, /trpc and the OpenAPI document derive from it. */
+export const appRouter = router({
+  account: accountRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+/** Calls procedures in-process with an inner context (tests, CLI). */
+export const createCaller = createCallerFactory(appRouter);

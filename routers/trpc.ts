@@ -1,0 +1,94 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { AppError, type ErrorCode } from '../src/errors.ts';
+import { authenticateApiKey } from '../src/accounts/api-keys.ts';
+import type { InnerContext } from './context.ts';
+
+/** How a caller proves who it is. The facade reads this to pick its checks. */
+export type AuthKind = 'public' | 'apiKey' | 'origin' | 'secret';
+
+/** Per-route rate limit: `max` requests per `windowMs`, counted per client (see facade). */
+export interface RateLimitMeta {
+  max: number;
+  windowMs: number;
+}
+
+export type Meta = OpenApiMeta<{
+  /** Set by the procedure builders below; absent means public. */
+  auth?: AuthKind;
+  rateLimit?: RateLimitMeta;
+  /** Status of a successful REST answer; 200 unless said. */
+  successStatus?: number;
+}>;
+
+const trpcCodeOf: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
+  BAD_REQUEST: 'BAD_REQUEST',
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_SUPPORTED',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  VALIDATION_FAILED: 'UNPROCESSABLE_CONTENT',
+  RATE_LIMITED: 'TOO_MANY_REQUESTS',
+  INTERNAL: 'INTERNAL_SERVER_ERROR',
+  UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+};
+
+const t = initTRPC
+  .context<InnerContext>()
+  .meta<Meta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const app = error.cause instanceof AppError ? error.cause : undefined;
+      return {
+        ...shape,
+        message: error.code === 'INTERNAL_SERVER_ERROR' && !app ? 'Internal server error.' : shape.message,
+        data: {
+          code: shape.data.code,
+          httpStatus: shape.data.httpStatus,
+          path: shape.data.path,
+          appCode: app?.code,
+          errors: app?.errors,
+        },
+      };
+    },
+  });
+
+/**
+ * Turns an AppError thrown anywhere below into a TRPCError with the matching code, so /trpc
+ * answers with the right HTTP status; the AppError stays as `cause` for the REST facade.
+ */
+const mapAppErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const app = result.error.cause;
+    throw new TRPCError({ code: trpcCodeOf[app.code], message: app.message, cause: app });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const middleware = t.middleware;
+
+const base = t.procedure.use(mapAppErrors);
+
+/** No credentials. */
+export const publicProcedure = base.meta({ auth: 'public' });
+
+/** Needs `Authorization: Bearer <API key>`; adds `apiKey` and `user` to the context. */
+export const apiKeyProcedure = base.meta({ auth: 'apiKey' }).use(async ({ ctx, next }) => {
+  const apiKey = ctx.apiKey ?? (await authenticateApiKey(ctx.em, ctx.request.authorization));
+  return next({ ctx: { apiKey, user: apiKey.user } });
+});
+
+/**
+ * Browser routes: the registered-origin check needs the site, which the procedure knows
+ * from its input, so each origin procedure calls the site check itself (src/captcha).
+ */
+export const originProcedure = base.meta({ auth: 'origin' });
+
+/** Server-to-server routes that carry a site secret in their body (siteverify). */
+export const secretProcedure = base.meta({ auth: 'secret' });

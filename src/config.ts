@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Thrown when the environment holds a bad value; `message` is one line naming the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const tokenKey = z
+  .string()
+  .regex(/^[A-Za-z0-9+/_-]{43}=?$|^[0-9a-fA-F]{64}$/, 'must be 32 bytes as 64 hex characters or base64');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  TOKEN_KEY: tokenKey.optional(),
+  TRUST_PROXY: booleanFlag.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  API_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+/** Validated configuration. `tokenKey` is always 32 bytes once `resolveTokenKey` has run. */
+export interface Config extends Omit<Env, 'TOKEN_KEY'> {
+  tokenKey?: Buffer;
+  embedded: boolean;
+}
+
+/**
+ * Parses the environment. Throws ConfigError with one line naming the first bad variable.
+ * Empty strings count as unset, as a shell `FOO=` usually means.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') cleaned[key] = value;
+  }
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    const shown = name in cleaned && name !== 'TOKEN_KEY' ? ` (got "${cleaned[name]}")` : '';
+    throw new ConfigError(`Invalid ${name}${shown}: ${issue.message}`);
+  }
+  const { TOKEN_KEY, ...rest } = parsed.data;
+  return {
+    ...rest,
+    tokenKey: TOKEN_KEY ? decodeKey(TOKEN_KEY) : undefined,
+    embedded: !rest.DATABASE_URL,
+  };
+}
+
+function decodeKey(text: string): Buffer {
+  return /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64url');
+}
+
+/**
+ * Returns the token sealing key: TOKEN_KEY when set, otherwise the key kept in
+ * DATA_DIR/token.key, generated on first use. Several instances must share TOKEN_KEY.
+ */
+export function resolveTokenKey(config: Config): Buffer {
+  if (config.tokenKey) return config.tokenKey;
+  const file = path.resolve(config.DATA_DIR, 'token.key');
+  if (existsSync(file)) {
+    const key = decodeKey(readFileSync(file, 'utf8').trim());
+    if (key.length !== 32) throw new ConfigError(`Invalid ${file}: must hold a 32-byte key`);
+    config.tokenKey = key;
+    return key;
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600 });
+  config.tokenKey = key;
+  return key;
+}

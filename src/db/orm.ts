@@ -1,0 +1,63 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { PGliteDriver, type PGliteConnectionConfig } from 'mikro-orm-pglite';
+import { baseOptions } from './options.ts';
+
+export interface DatabaseTarget {
+  /** PostgreSQL URL; when absent the embedded PGlite database is used. */
+  databaseUrl?: string;
+  /** Folder for the embedded database; `undefined` with no URL means in-memory (tests). */
+  dataDir?: string;
+}
+
+/** Both the ORM and, in embedded mode, the PGlite instance it borrows (closed with it). */
+export interface Database {
+  orm: MikroORM;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database: PostgreSQL when `databaseUrl` is set, PGlite otherwise.
+ * PGlite is always opened with the same extensions (pg_trgm), as it requires.
+ * `overrides` are merged last (tests use them for pool sizes, debug and such).
+ */
+export async function initORM(target: DatabaseTarget, overrides: Partial<Options> = {}): Promise<Database> {
+  if (target.databaseUrl) {
+    const orm = await MikroORM.init({
+      ...baseOptions(),
+      clientUrl: target.databaseUrl,
+      pool: { min: 0, max: 10 },
+      ...overrides,
+    });
+    return { orm, close: () => orm.close(true) };
+  }
+  let dataDir: string | undefined;
+  if (target.dataDir) {
+    dataDir = path.resolve(target.dataDir, 'pglite');
+    mkdirSync(path.dirname(dataDir), { recursive: true });
+  }
+  const pglite = await PGlite.create({ dataDir, extensions: { pg_trgm } });
+  const orm = await MikroORM.init({
+    ...baseOptions(),
+    driver: PGliteDriver as any,
+    dbName: 'postgres',
+    driverOptions: { connection: { pglite: () => pglite } satisfies PGliteConnectionConfig },
+    ...overrides,
+  } as Options);
+  return {
+    orm,
+    async close() {
+      await orm.close(true);
+      await pglite.close();
+    },
+  };
+}
+
+/** Applies pending migrations; returns the names applied. */
+export async function migrate(orm: MikroORM): Promise<string[]> {
+  const applied = await orm.getMigrator().up();
+  return applied.map((m) => m.name);
+}

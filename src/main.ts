@@ -1,0 +1,48 @@
+import { ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { openServices } from './services.ts';
+import { ensureInitialAccount } from './accounts/users.ts';
+import { createApp } from '../facade/app.ts';
+import { listen } from '../facade/server.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`Configuration error: ${err.message}`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const log = createLogger(config.LOG_LEVEL);
+  const services = await openServices(config, log);
+  const initial = await ensureInitialAccount(services.orm.em.fork());
+  if (initial) {
+    // Printed once, on the first start against an empty database; only its hash is kept.
+    console.log(`API key (shown once, keep it): ${initial.key}`);
+  }
+  const app = createApp(services);
+  const server = await listen(app, { port: config.PORT, host: config.HOST, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
+  log.info({ port: server.port, host: config.HOST, database: config.embedded ? 'pglite' : 'postgresql', store: services.stores.kind }, 'listening');
+  console.log(`Listening on http://localhost:${server.port} (API reference: /api/docs)`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: draining in-flight requests');
+    await server.close(config.SHUTDOWN_TIMEOUT_MS);
+    await services.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error(`Failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

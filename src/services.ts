@@ -1,0 +1,46 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { resolveTokenKey } from './config.ts';
+import { initORM, migrate, type Database } from './db/orm.ts';
+import { openStores, type Stores } from './stores/index.ts';
+import type { Services } from '../routers/context.ts';
+
+export interface OpenedServices extends Services {
+  db: Database;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens everything the service needs, in order: token key, database (migrated), stores.
+ * Used by main, the CLI and tests alike.
+ */
+export async function openServices(
+  config: Config,
+  log: Logger,
+  opts: { keyPrefix?: string; dataDir?: string | null } = {},
+): Promise<OpenedServices> {
+  resolveTokenKey(config);
+  const dataDir = opts.dataDir === null ? undefined : (opts.dataDir ?? config.DATA_DIR);
+  const db = await initORM({ databaseUrl: config.DATABASE_URL, dataDir });
+  let stores: Stores | undefined;
+  try {
+    const applied = await migrate(db.orm);
+    if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+    stores = await openStores({ redisUrl: config.REDIS_URL, keyPrefix: opts.keyPrefix, log });
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+  const opened = stores;
+  return {
+    config,
+    log,
+    orm: db.orm,
+    stores: opened,
+    db,
+    async close() {
+      await opened.close().catch((err) => log.warn({ err }, 'closing stores failed'));
+      await db.close().catch((err) => log.warn({ err }, 'closing database failed'));
+    },
+  };
+}

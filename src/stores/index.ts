@@ -1,0 +1,46 @@
+import type { Logger } from 'pino';
+import { connectRedis, type RedisClient } from './redis-client.ts';
+import { ioredisCommandBridge } from './ratelimit-bridge.ts';
+
+/**
+ * Shared, short-lived state: rate-limit counters now, challenge state and spent tokens
+ * later. Redis when REDIS_URL is set (several instances share it), process memory otherwise.
+ */
+export interface Stores {
+  kind: 'redis' | 'memory';
+  /** Prefix for every key this process writes (tests isolate themselves with it). */
+  keyPrefix: string;
+  /** The one Redis client, when kind is 'redis'. */
+  redis?: RedisClient;
+  /** What koa-ratelimit takes as `db`: a Map for its memory driver, an ioredis-like bridge for redis. */
+  rateLimit: { driver: 'memory'; db: Map<string, unknown> } | { driver: 'redis'; db: Record<string, unknown> };
+  /** Resolves when the store answers; rejects otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openStores(opts: { redisUrl?: string; keyPrefix?: string; log?: Logger }): Promise<Stores> {
+  const keyPrefix = opts.keyPrefix ?? 'ac:';
+  if (!opts.redisUrl) {
+    return {
+      kind: 'memory',
+      keyPrefix,
+      rateLimit: { driver: 'memory', db: new Map() },
+      async ping() {},
+      async close() {},
+    };
+  }
+  const redis = await connectRedis(opts.redisUrl, opts.log);
+  return {
+    kind: 'redis',
+    keyPrefix,
+    redis,
+    rateLimit: { driver: 'redis', db: ioredisCommandBridge(redis) },
+    async ping() {
+      await redis.ping();
+    },
+    async close() {
+      if (redis.isOpen) await redis.quit().catch(() => redis.destroy());
+    },
+  };
+}
