@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AnyRouter } from '@trpc/server';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
-import { createCaller } from '../routers/root.ts';
+import { createCallerFactory } from '../routers/trpc.ts';
 import type { Services } from '../routers/context.ts';
 import { bodyParser } from './body.ts';
 import { contextFromKoa } from './koa-context.ts';
@@ -49,6 +49,7 @@ export function restRouter(services: Services, router: AnyRouter): Router {
     log: services.log,
   });
   const parseBody = bodyParser(services.config.BODY_LIMIT_BYTES);
+  const createCaller = createCallerFactory(router);
 
   for (const route of buildRouteTable(router)) {
     const chain: Middleware[] = [];

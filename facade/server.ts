@@ -25,9 +25,13 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
   server.headersTimeout = Math.min(opts.requestTimeoutMs, 15_000);
   server.keepAliveTimeout = 5_000;
   let closing = false;
-  // While draining, answer on kept-alive sockets with Connection: close so clients move on.
+  const inFlight = new Set<http.ServerResponse>();
+  // While draining, answer on kept-alive sockets with Connection: close so clients move on
+  // and each socket closes once its last response is out.
   server.on('request', (_req, res) => {
     if (closing) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -42,6 +46,7 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
     port,
     close(timeoutMs) {
       closing = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
         timer.unref();

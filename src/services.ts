@@ -7,6 +7,8 @@ import type { Services } from '../routers/context.ts';
 
 export interface OpenedServices extends Services {
   db: Database;
+  /** Migrations applied while opening (empty when the schema was current). */
+  migrationsApplied: string[];
   close(): Promise<void>;
 }
 
@@ -23,8 +25,9 @@ export async function openServices(
   const dataDir = opts.dataDir === null ? undefined : (opts.dataDir ?? config.DATA_DIR);
   const db = await initORM({ databaseUrl: config.DATABASE_URL, dataDir });
   let stores: Stores | undefined;
+  let applied: string[];
   try {
-    const applied = await migrate(db.orm);
+    applied = await migrate(db.orm);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
     stores = await openStores({ redisUrl: config.REDIS_URL, keyPrefix: opts.keyPrefix, log });
   } catch (err) {
@@ -38,6 +41,7 @@ export async function openServices(
     orm: db.orm,
     stores: opened,
     db,
+    migrationsApplied: applied,
     async close() {
       await opened.close().catch((err) => log.warn({ err }, 'closing stores failed'));
       await db.close().catch((err) => log.warn({ err }, 'closing database failed'));

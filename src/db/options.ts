@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { ApiKeySchema, UserSchema } from '../entities/index.ts';
+import { migrationsList } from '../../migrations/index.ts';
 
 /** The project root (where package.json and migrations/ live). */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -12,7 +13,7 @@ export const entities = [UserSchema, ApiKeySchema];
 
 /**
  * Options shared by PostgreSQL and PGlite: same entities, same migrations folder.
- * Migrations are TypeScript run through tsx, so `preferTs` points the migrator at the .ts files.
+ * Migrations come as a static list (migrations/index.ts); `path` is where new ones are written.
  */
 export function baseOptions(): Options {
   return defineConfig({
@@ -24,7 +25,8 @@ export function baseOptions(): Options {
     migrations: {
       path: path.join(projectRoot, 'migrations'),
       pathTs: path.join(projectRoot, 'migrations'),
-      glob: '!(*.d).{js,ts}',
+      // Static list: loads the same under tsx and vitest (see migration-index.ts).
+      migrationsList,
       emit: 'ts',
       snapshot: false,
       transactional: true,

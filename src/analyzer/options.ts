@@ -1,0 +1,129 @@
+/**
+ * Analyzer options: network limits, check thresholds and scoring weights, with defaults.
+ */
+
+/** Limits the checks compare against. All are inclusive bounds. */
+export interface Thresholds {
+  /** Shortest acceptable <title>, in characters. */
+  titleMinLength: number;
+  /** Longest acceptable <title>, in characters. */
+  titleMaxLength: number;
+  /** Most in-page links (<a href>) before the page counts as a link farm. */
+  maxLinks: number;
+  /** Slowest acceptable page fetch (first request to last body byte, redirects included), ms. */
+  maxLoadTimeMs: number;
+  /** Largest acceptable decoded HTML document, bytes. */
+  maxPageSizeBytes: number;
+  /** Most referenced sub-resources (scripts, stylesheets, images, frames, media...). */
+  maxRequests: number;
+  /** Most DOM elements. */
+  maxDomNodes: number;
+  /** Fewest words of visible text. */
+  minWords: number;
+  /** Smallest visible-text to HTML size ratio, in percent. */
+  minTextHtmlRatio: number;
+  /** Longest URL still considered SEO friendly, in characters. */
+  maxUrlLength: number;
+}
+
+/** One resolved address, as `dns.promises.lookup(host, { all: true })` returns it. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolves a host name to all of its addresses. Rejects with a `code` (ENOTFOUND...) on failure. */
+export type LookupFunction = (hostname: string) => Promise<ResolvedAddress[]>;
+
+/** Everything `analyzeUrl` can be told. Build one with {@link defaultAnalyzerOptions}. */
+export interface AnalyzerOptions {
+  /** Allow fetching loopback, private, link-local, CGNAT and reserved addresses (SSRF guard off). Default false. */
+  allowPrivate: boolean;
+  /** TCP + TLS connect timeout per connection, ms. Default 5000. */
+  connectTimeoutMs: number;
+  /** Budget for the whole page fetch (all redirect hops and the body), ms. Default 15000. Each auxiliary fetch has the same budget. */
+  totalTimeoutMs: number;
+  /** Largest body read, compressed or decoded, bytes. Default 5 MiB. */
+  maxBodyBytes: number;
+  /** Most redirects followed. Default 10. */
+  maxRedirects: number;
+  /** User-Agent header; its product token (e.g. "WebsiteAnalyzer") is also the robots.txt agent. */
+  userAgent: string;
+  /** Check thresholds; see {@link Thresholds}. */
+  thresholds: Thresholds;
+  /** Score weight of a check by importance. Defaults high=10, medium=5, low=2 (see scoring.ts). */
+  weights: Record<'high' | 'medium' | 'low', number>;
+  /**
+   * DNS resolver, injectable for tests. Defaults to `dns.promises.lookup(host, { all: true })`,
+   * except that `*.invalid` fails and `localhost`/`*.localhost` resolve to loopback without any
+   * DNS query (RFC 6761).
+   */
+  lookup?: LookupFunction;
+  /**
+   * Replaces the address policy entirely when set: an address is connected to if and only if
+   * this returns true (`allowPrivate` is then ignored). Meant for tests and special deployments.
+   */
+  isAllowedAddress?: (address: string) => boolean;
+}
+
+/** Overrides accepted by {@link defaultAnalyzerOptions}: thresholds and weights may be partial. */
+export type AnalyzerOptionsOverrides = Partial<Omit<AnalyzerOptions, 'thresholds' | 'weights'>> & {
+  thresholds?: Partial<Thresholds>;
+  weights?: Partial<AnalyzerOptions['weights']>;
+};
+
+/** The default thresholds. */
+export const defaultThresholds: Readonly<Thresholds> = Object.freeze({
+  titleMinLength: 1,
+  titleMaxLength: 60,
+  maxLinks: 150,
+  maxLoadTimeMs: 2000,
+  maxPageSizeBytes: 330 * 1024,
+  maxRequests: 50,
+  maxDomNodes: 1500,
+  minWords: 500,
+  minTextHtmlRatio: 10,
+  maxUrlLength: 100,
+});
+
+/** Default User-Agent. */
+export const defaultUserAgent = 'Mozilla/5.0 (compatible; WebsiteAnalyzer/1.0; +https://github.com/auditcaptcha)';
+
+/**
+ * Complete options from defaults plus `overrides`. `thresholds` and `weights` are merged key
+ * by key, so `{ thresholds: { minWords: 300 } }` keeps the other thresholds.
+ */
+export function defaultAnalyzerOptions(overrides: AnalyzerOptionsOverrides = {}): AnalyzerOptions {
+  const { thresholds, weights, ...rest } = overrides;
+  const base: AnalyzerOptions = {
+    allowPrivate: false,
+    connectTimeoutMs: 5000,
+    totalTimeoutMs: 15000,
+    maxBodyBytes: 5 * 1024 * 1024,
+    maxRedirects: 10,
+    userAgent: defaultUserAgent,
+    thresholds: { ...defaultThresholds },
+    weights: { high: 10, medium: 5, low: 2 },
+  };
+  for (const [key, value] of Object.entries(rest)) {
+    if (value !== undefined) (base as unknown as Record<string, unknown>)[key] = value;
+  }
+  return {
+    ...base,
+    thresholds: { ...base.thresholds, ...stripUndefined(thresholds) },
+    weights: { ...base.weights, ...stripUndefined(weights) },
+  };
+}
+
+function stripUndefined<T extends object>(value: T | undefined): Partial<T> {
+  if (!value) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The robots.txt agent token in a User-Agent ("...compatible; WebsiteAnalyzer/1.0..." gives "WebsiteAnalyzer"). */
+export function robotsAgentToken(userAgent: string): string {
+  const compatible = /compatible;\s*([A-Za-z0-9_-]+)/.exec(userAgent);
+  if (compatible) return compatible[1]!;
+  const first = /^([A-Za-z0-9_-]+)/.exec(userAgent.trim());
+  return first ? first[1]! : '*';
+}

@@ -1,0 +1,160 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * Sealed verification tokens: the claims a widget earned, encrypted and authenticated with
+ * AES-256-GCM so the service can hand them to the browser and read them back at siteverify
+ * time without storing anything until then.
+ *
+ * Wire format (base64url, no padding): `version (1 byte) | IV (12 bytes) | ciphertext | tag (16 bytes)`.
+ * The plaintext is a compact JSON array of the claims; the associated data is a fixed context
+ * string plus the version byte, so a ciphertext made for another purpose under the same key
+ * does not open here.
+ */
+
+/** How long a token stays redeemable after issue. */
+export const TOKEN_TTL_MS = 300_000;
+
+/** Upper bound on the length of a sealed token, in characters. */
+export const MAX_TOKEN_LENGTH = 2048;
+
+/** Field bounds enforced by {@link sealToken}. */
+export const TOKEN_LIMITS = { action: 64, cdata: 255, site: 128, hostname: 253 } as const;
+
+export type TokenKind = 'v1' | 'v2' | 'v3';
+
+/** What a token asserts. */
+export interface TokenClaims {
+  /** Random 16 bytes, base64url: the token's identity for exactly-once redemption. */
+  id: string;
+  /** Sitekey the token was issued for. */
+  site: string;
+  /** Hostname of the page the widget ran on. */
+  hostname: string;
+  /** Issue time, unix ms. */
+  iat: number;
+  kind: TokenKind;
+  action: string | null;
+  /** 0..1 with two decimals; null when the flow gives no score. */
+  score: number | null;
+  cdata: string | null;
+}
+
+export type OpenTokenResult = { ok: true; claims: TokenClaims } | { ok: false; reason: 'malformed' | 'tampered' };
+
+const VERSION = 1;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+const AAD = Buffer.from('auditcaptcha/token\u0000v1', 'utf8');
+const base64url = /^[A-Za-z0-9_-]+$/;
+const idPattern = /^[A-Za-z0-9_-]{22}$/;
+/** Printable ASCII only: keeps the JSON escaping, and so the token size, bounded. */
+const printable = /^[\x20-\x7e]*$/;
+const kinds: readonly TokenKind[] = ['v1', 'v2', 'v3'];
+
+/** A fresh random token id (16 bytes, base64url). */
+export function newTokenId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/**
+ * Encrypts `claims` under `key` (32 bytes). Throws on a wrong key size or on claims outside
+ * the bounds (non-printable or oversize strings, score outside 0..1, bad id): those are
+ * programming errors, since the service builds the claims itself.
+ */
+export function sealToken(claims: TokenClaims, key: Buffer): string {
+  checkKey(key);
+  validateClaims(claims);
+  const score = claims.score === null ? null : Math.round(claims.score * 100) / 100;
+  const plaintext = Buffer.from(
+    JSON.stringify([claims.id, claims.site, claims.hostname, claims.iat, claims.kind, claims.action, score, claims.cdata]),
+    'utf8',
+  );
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(AAD);
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  const token = Buffer.concat([Buffer.from([VERSION]), iv, body, cipher.getAuthTag()]).toString('base64url');
+  if (token.length > MAX_TOKEN_LENGTH) throw new RangeError(`sealed token is ${token.length} characters; the limit is ${MAX_TOKEN_LENGTH}`);
+  return token;
+}
+
+/**
+ * Decrypts and authenticates a token. Never throws on the token's content: anything not
+ * shaped like a token of this version is `malformed`; anything that fails authentication
+ * (wrong key, altered bytes) is `tampered`. A wrong key *size* still throws (configuration).
+ */
+export function openToken(token: string, key: Buffer): OpenTokenResult {
+  checkKey(key);
+  if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !base64url.test(token)) return { ok: false, reason: 'malformed' };
+  const raw = Buffer.from(token, 'base64url');
+  // Reject non-canonical encodings (stray trailing bits), so one token has one spelling.
+  if (raw.length < 1 + IV_BYTES + TAG_BYTES + 2 || raw.toString('base64url') !== token) return { ok: false, reason: 'malformed' };
+  if (raw[0] !== VERSION) return { ok: false, reason: 'malformed' };
+  const iv = raw.subarray(1, 1 + IV_BYTES);
+  const tag = raw.subarray(raw.length - TAG_BYTES);
+  const body = raw.subarray(1 + IV_BYTES, raw.length - TAG_BYTES);
+  let plaintext: Buffer;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+    decipher.setAAD(AAD);
+    decipher.setAuthTag(tag);
+    plaintext = Buffer.concat([decipher.update(body), decipher.final()]);
+  } catch {
+    return { ok: false, reason: 'tampered' };
+  }
+  const claims = parseClaims(plaintext);
+  return claims ? { ok: true, claims } : { ok: false, reason: 'malformed' };
+}
+
+/** True once `now` (unix ms) is {@link TOKEN_TTL_MS} or more past the token's issue time. */
+export function isExpired(claims: Pick<TokenClaims, 'iat'>, now: number): boolean {
+  return now - claims.iat >= TOKEN_TTL_MS;
+}
+
+function checkKey(key: Buffer): void {
+  if (!Buffer.isBuffer(key) || key.length !== KEY_BYTES) throw new RangeError('token key must be a 32-byte Buffer');
+}
+
+function validateClaims(c: TokenClaims): void {
+  const fail = (what: string): never => {
+    throw new RangeError(`invalid token claims: ${what}`);
+  };
+  if (!idPattern.test(c.id)) fail('id must be 16 bytes base64url');
+  boundedString(c.site, TOKEN_LIMITS.site) || fail('site');
+  boundedString(c.hostname, TOKEN_LIMITS.hostname) || fail('hostname');
+  if (!Number.isSafeInteger(c.iat) || c.iat < 0) fail('iat');
+  if (!kinds.includes(c.kind)) fail('kind');
+  if (c.action !== null && !boundedString(c.action, TOKEN_LIMITS.action)) fail(`action (printable ASCII, at most ${TOKEN_LIMITS.action})`);
+  if (c.cdata !== null && !boundedString(c.cdata, TOKEN_LIMITS.cdata)) fail(`cdata (printable ASCII, at most ${TOKEN_LIMITS.cdata})`);
+  if (c.score !== null && !(typeof c.score === 'number' && c.score >= 0 && c.score <= 1)) fail('score must be within 0..1');
+}
+
+function boundedString(s: unknown, max: number): boolean {
+  return typeof s === 'string' && s.length <= max && printable.test(s);
+}
+
+function parseClaims(plaintext: Buffer): TokenClaims | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(plaintext.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(v) || v.length !== 8) return null;
+  const [id, site, hostname, iat, kind, action, score, cdata] = v as unknown[];
+  const strOrNull = (x: unknown) => x === null || typeof x === 'string';
+  if (typeof id !== 'string' || typeof site !== 'string' || typeof hostname !== 'string') return null;
+  if (typeof iat !== 'number' || !kinds.includes(kind as TokenKind)) return null;
+  if (!strOrNull(action) || !strOrNull(cdata) || !(score === null || typeof score === 'number')) return null;
+  return {
+    id,
+    site,
+    hostname,
+    iat,
+    kind: kind as TokenKind,
+    action: action as string | null,
+    score: score as number | null,
+    cdata: cdata as string | null,
+  };
+}

@@ -1,0 +1,107 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { openServices, type OpenedServices } from './services.ts';
+import { createUser, describeUser, findUser } from './accounts/users.ts';
+import { createApiKey, describeApiKey, listApiKeys, revokeApiKey } from './accounts/api-keys.ts';
+
+/** A CLI command: parsed flags and positionals in, exit code out. Output goes to stdout. */
+type Command = (s: OpenedServices, flags: Record<string, string | undefined>, args: string[]) => Promise<number>;
+
+const usage = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  migrate                                  apply pending database migrations
+  user:create --name NAME [--email EMAIL]  create a user
+  key:create --user ID|EMAIL [--name NAME] create an API key (printed once)
+  key:list [--user ID|EMAIL]               list API keys (prefixes, never secrets)
+  key:revoke ID|PREFIX                     revoke an API key`;
+
+const commands: Record<string, Command> = {
+  async migrate(s) {
+    // openServices has applied them; report what it did.
+    console.log(s.migrationsApplied.length ? `applied: ${s.migrationsApplied.join(', ')}` : 'migrations are up to date');
+    return 0;
+  },
+  async 'user:create'(s, flags) {
+    if (!flags.name) return fail('--name is required');
+    const user = await createUser(s.orm.em.fork(), { name: flags.name, email: flags.email });
+    console.log(JSON.stringify(describeUser(user)));
+    return 0;
+  },
+  async 'key:create'(s, flags) {
+    if (!flags.user) return fail('--user is required');
+    const em = s.orm.em.fork();
+    const user = await findUser(em, flags.user);
+    if (!user) return fail(`no user ${flags.user}`);
+    const { apiKey, key } = await createApiKey(em, user, flags.name ?? 'cli');
+    console.log(JSON.stringify(describeApiKey(apiKey)));
+    console.log(`API key (shown once, keep it): ${key}`);
+    return 0;
+  },
+  async 'key:list'(s, flags) {
+    const em = s.orm.em.fork();
+    let userId: number | undefined;
+    if (flags.user) {
+      const user = await findUser(em, flags.user);
+      if (!user) return fail(`no user ${flags.user}`);
+      userId = user.id;
+    }
+    for (const k of await listApiKeys(em, userId)) console.log(JSON.stringify({ ...describeApiKey(k), user: k.user.id }));
+    return 0;
+  },
+  async 'key:revoke'(s, _flags, args) {
+    if (!args[0]) return fail('give the key id or prefix');
+    const key = await revokeApiKey(s.orm.em.fork(), args[0]);
+    if (!key) return fail(`no key ${args[0]}`);
+    console.log(JSON.stringify(describeApiKey(key)));
+    return 0;
+  },
+};
+
+function fail(message: string): number {
+  console.error(`error: ${message}`);
+  return 2;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    console.error(usage);
+    return name && name !== 'help' && name !== '--help' ? 2 : 0;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: { name: { type: 'string' }, email: { type: 'string' }, user: { type: 'string' }, origin: { type: 'string', multiple: true } },
+      allowPositionals: true,
+    });
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) return fail(`configuration: ${err.message}`);
+    throw err;
+  }
+  // The CLI keeps stdout for its own output; logs go nowhere below warnings.
+  const services = await openServices(config, createLogger('warn'));
+  try {
+    const flags = Object.fromEntries(
+      Object.entries(parsed.values).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v as string | undefined)]),
+    );
+    return await command(services, flags, parsed.positionals);
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
+  } finally {
+    await services.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runCli(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,210 @@
+import type { RedisClient } from './redis-client.ts';
+
+/**
+ * Short-lived per-challenge state (image answers, attempts left, proof-of-work puzzles),
+ * one contract with a process-memory and a Redis implementation. States are stored as JSON,
+ * so both implementations hand back copies, never the caller's object.
+ *
+ * Also home of {@link TtlMap}, the expiring map behind every memory store in this folder.
+ */
+export interface ChallengeStore<S extends object> {
+  /** Stores `state` under `id` for `ttlMs`. Throws if the id is already taken (ids are random). */
+  create(id: string, state: S, ttlMs: number): Promise<void>;
+  /** The live state, or null when absent or expired. */
+  get(id: string): Promise<S | null>;
+  /**
+   * Atomic read-modify-write: `fn` gets the current state and returns the next one, or null
+   * to delete it. The remaining TTL is kept. Resolves to the stored result, or null when the
+   * id was absent (fn not called) or fn deleted it. `fn` may run more than once on Redis
+   * (optimistic retries), so it must be pure.
+   */
+  update(id: string, fn: (s: S) => S | null): Promise<S | null>;
+  /** Deletes `id`; true only for the one caller whose call removed a live entry. */
+  delete(id: string): Promise<boolean>;
+}
+
+/** Options of {@link TtlMap}. */
+export interface TtlMapOptions {
+  /** Clock, unix ms. */
+  now?: () => number;
+  /** Beyond this many entries the oldest-inserted are evicted (after dropping expired ones). */
+  maxEntries?: number;
+  /** Writes sweep expired entries at most this often. */
+  sweepIntervalMs?: number;
+}
+
+/**
+ * A Map whose entries expire. Expiry is checked on every read; writes also sweep expired
+ * entries at most once per `sweepIntervalMs` (by the injected clock, so no timers to unref or
+ * fake) and keep the size at most `maxEntries`. Shared by the memory stores in this folder.
+ */
+export class TtlMap<V> {
+  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  private readonly now: () => number;
+  private readonly maxEntries: number;
+  private readonly sweepIntervalMs: number;
+  private nextSweepAt = 0;
+
+  constructor(opts: TtlMapOptions = {}) {
+    this.now = opts.now ?? Date.now;
+    this.maxEntries = opts.maxEntries ?? 200_000;
+    this.sweepIntervalMs = opts.sweepIntervalMs ?? 30_000;
+  }
+
+  /** Live entries, after a sweep (for tests and metrics). */
+  get size(): number {
+    this.sweep(true);
+    return this.entries.size;
+  }
+
+  /** The live entry for `key`, dropping it if expired. */
+  entry(key: string): { value: V; expiresAt: number } | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (e.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  get(key: string): V | undefined {
+    return this.entry(key)?.value;
+  }
+
+  /** Sets `key` for `ttlMs` from now, replacing any entry. */
+  set(key: string, value: V, ttlMs: number): void {
+    this.sweep(false);
+    this.entries.delete(key); // re-insert so insertion order stays expiry-ish order
+    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
+    this.evictOverflow();
+  }
+
+  /** Sets `key` only if there is no live entry; true if it did. */
+  setIfAbsent(key: string, value: V, ttlMs: number): boolean {
+    if (this.entry(key)) return false;
+    this.set(key, value, ttlMs);
+    return true;
+  }
+
+  /** Replaces the value of a live entry, keeping its expiry; false if there was none. */
+  replace(key: string, value: V): boolean {
+    const e = this.entry(key);
+    if (!e) return false;
+    e.value = value;
+    return true;
+  }
+
+  /** Deletes a live entry; false if there was none (or it had expired). */
+  delete(key: string): boolean {
+    const live = this.entry(key) !== undefined;
+    if (live) this.entries.delete(key);
+    return live;
+  }
+
+  private sweep(force: boolean): void {
+    const now = this.now();
+    if (!force && now < this.nextSweepAt) return;
+    this.nextSweepAt = now + this.sweepIntervalMs;
+    for (const [key, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(key);
+  }
+
+  private evictOverflow(): void {
+    if (this.entries.size <= this.maxEntries) return;
+    this.sweep(true);
+    for (const key of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries) break;
+      this.entries.delete(key);
+    }
+  }
+}
+
+/** Process-memory challenge store. `now` is injectable for fake time. Keys are `prefix + id`. */
+export function memoryChallengeStore<S extends object>(prefix: string, now: () => number = Date.now): ChallengeStore<S> {
+  const map = new TtlMap<string>({ now });
+  return {
+    async create(id, state, ttlMs) {
+      if (!map.setIfAbsent(prefix + id, JSON.stringify(state), positiveTtl(ttlMs))) throw new Error(`challenge ${id} already exists`);
+    },
+    async get(id) {
+      const json = map.get(prefix + id);
+      return json === undefined ? null : (JSON.parse(json) as S);
+    },
+    async update(id, fn) {
+      // No await between read and write: the whole step runs in one turn, hence atomic.
+      const key = prefix + id;
+      const json = map.get(key);
+      if (json === undefined) return null;
+      const next = fn(JSON.parse(json) as S);
+      if (next === null) {
+        map.delete(key);
+        return null;
+      }
+      const nextJson = JSON.stringify(next);
+      map.replace(key, nextJson);
+      return JSON.parse(nextJson) as S;
+    },
+    async delete(id) {
+      return map.delete(prefix + id);
+    },
+  };
+}
+
+/** Compare-and-set: write ARGV[2] (or delete when ARGV[3] is '1') only if the value is still ARGV[1]. */
+const casScript = `
+local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then return 0 end
+if ARGV[3] == '1' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
+return 1
+`;
+
+/** Optimistic attempts before {@link ChallengeStore.update} gives up on a hot key. */
+const MAX_UPDATE_ATTEMPTS = 100;
+
+/**
+ * Redis challenge store. Keys are `prefix + id`, values JSON with a PX expiry. `update` is
+ * optimistic: GET, apply fn, then a compare-and-set Lua script (SET ... KEEPTTL only if the
+ * value is unchanged), retried with jittered back-off up to 100 times. Unlike WATCH/MULTI this
+ * works on the shared multiplexed client.
+ */
+export function redisChallengeStore<S extends object>(client: RedisClient, prefix: string): ChallengeStore<S> {
+  return {
+    async create(id, state, ttlMs) {
+      const reply = await client.set(prefix + id, JSON.stringify(state), {
+        expiration: { type: 'PX', value: positiveTtl(ttlMs) },
+        condition: 'NX',
+      });
+      if (reply === null) throw new Error(`challenge ${id} already exists`);
+    },
+    async get(id) {
+      const json = await client.get(prefix + id);
+      return json === null ? null : (JSON.parse(json) as S);
+    },
+    async update(id, fn) {
+      const key = prefix + id;
+      for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+        const json = await client.get(key);
+        if (json === null) return null;
+        const next = fn(JSON.parse(json) as S);
+        const nextJson = next === null ? '' : JSON.stringify(next);
+        const swapped = await client.eval(casScript, { keys: [key], arguments: [json, nextJson, next === null ? '1' : '0'] });
+        if (Number(swapped) === 1) return next === null ? null : (JSON.parse(nextJson) as S);
+        await sleep(Math.random() * Math.min(20, 2 ** attempt));
+      }
+      throw new Error(`challenge ${id}: update lost ${MAX_UPDATE_ATTEMPTS} races in a row`);
+    },
+    async delete(id) {
+      return (await client.del(prefix + id)) === 1;
+    },
+  };
+}
+
+/** A TTL Redis accepts: a positive integer of milliseconds. */
+export function positiveTtl(ttlMs: number): number {
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError('ttlMs must be a positive number');
+  return Math.max(1, Math.ceil(ttlMs));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../facade/app.ts';
+import { listen, type RunningServer } from '../../facade/server.ts';
+import { revokeApiKey } from '../../src/accounts/api-keys.ts';
+import { createKeyedUser, openTestServices, type TestServices } from '../helpers/services.ts';
+import { request } from '../helpers/http.ts';
+import { facadeTestRouter } from './test-router.ts';
+
+let services: TestServices;
+let server: RunningServer;
+let base: string;
+let key: string;
+let userId: number;
+
+beforeAll(async () => {
+  services = await openTestServices({ env: { BODY_LIMIT_BYTES: '2048' } });
+  server = await listen(createApp(services, facadeTestRouter), { port: 0, host: '127.0.0.1', requestTimeoutMs: 10_000 });
+  base = `http://127.0.0.1:${server.port}`;
+  const made = await createKeyedUser(services, 'facade');
+  key = made.key;
+  userId = made.user.id;
+});
+afterAll(async () => {
+  await server?.close(1000);
+  await services?.cleanup();
+});
+
+const errorShape = (status: number) => ({ message: expect.any(String), status });
+
+describe('authentication', () => {
+  it('answers the account with a good key', async () => {
+    const res = await request(`${base}/api/v1/account`, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id: userId, name: 'facade', api_key: { prefix: expect.stringMatching(/^ak_/) } });
+    expect(res.text).not.toContain(key);
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['malformed', 'Token abc'],
+    ['empty bearer', 'Bearer '],
+    ['unknown', `Bearer ak_0123456789_${'x'.repeat(43)}`],
+  ])('answers 401 for a %s key', async (_name, header) => {
+    const res = await request(`${base}/api/v1/account`, { headers: header ? { Authorization: header } : {} });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(errorShape(401));
+  });
+
+  it('answers 401 for a revoked key', async () => {
+    const other = await createKeyedUser(services, 'revoked');
+    expect((await request(`${base}/api/v1/account`, { key: other.key })).status).toBe(200);
+    await revokeApiKey(services.orm.em.fork(), `ak_${other.apiKey.prefix}`);
+    const res = await request(`${base}/api/v1/account`, { key: other.key });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(errorShape(401));
+  });
+});
+
+describe('routing and errors', () => {
+  it('answers 404 JSON for an unknown route', async () => {
+    const res = await request(`${base}/no/such/route`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(res.body).toEqual(errorShape(404));
+  });
+
+  it('answers 405 with Allow for a known path and the wrong method', async () => {
+    const res = await request(`${base}/api/v1/account`, { method: 'DELETE', key });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('GET');
+    expect(res.body).toEqual(errorShape(405));
+  });
+
+  it('answers 415 for a body of another content type', async () => {
+    const res = await request(`${base}/api/test/echo/a`, {
+      method: 'POST',
+      key,
+      headers: { 'Content-Type': 'text/plain' },
+      body: 'name=x',
+    });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual(errorShape(415));
+  });
+
+  it('answers 413 above the body limit', async () => {
+    const res = await request(`${base}/api/test/echo/a`, { method: 'POST', key, json: { name: 'x'.repeat(5000) } });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual(errorShape(413));
+  });
+
+  it('answers 400 for malformed JSON', async () => {
+    const res = await request(`${base}/api/test/echo/a`, {
+      method: 'POST',
+      key,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name": ',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(errorShape(400));
+  });
+
+  it('answers 422 with field errors for invalid input', async () => {
+    const res = await request(`${base}/api/test/echo/a`, { method: 'POST', key, json: { name: '', count: 99 } });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ status: 422, message: expect.any(String) });
+    expect(Object.keys(res.body.errors).sort()).toEqual(['count', 'name']);
+    expect(res.body.errors.name[0]).toEqual(expect.any(String));
+  });
+
+  it('answers 422 for a JSON array or a duplicated parameter', async () => {
+    expect((await request(`${base}/api/test/echo/a`, { method: 'POST', key, json: [1, 2] })).status).toBe(422);
+    const dup = await request(`${base}/api/test/echo/a`, {
+      method: 'POST',
+      key,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'name=a&name=b',
+    });
+    expect(dup.status).toBe(422);
+    expect(dup.body.errors.name).toBeDefined();
+  });
+
+  it('hides internals behind a bare 500', async () => {
+    const res = await request(`${base}/api/test/boom`);
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ message: 'Internal server error.', status: 500 });
+    expect(res.text).not.toContain('hunter2');
+  });
+
+  it('maps UNAVAILABLE to 503 with Retry-After', async () => {
+    const res = await request(`${base}/api/test/boom?kind=unavailable`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('7');
+    expect(res.body).toEqual({ message: 'Database is down.', status: 503 });
+  });
+});
+
+describe('bodies', () => {
+  it('gives a procedure the same input from a form body and a JSON body', async () => {
+    const viaJson = await request(`${base}/api/test/echo/s1`, { method: 'POST', key, json: { name: 'same', count: '3', flag: '1' } });
+    const viaForm = await request(`${base}/api/test/echo/s1`, { method: 'POST', key, form: { name: 'same', count: '3', flag: '1' } });
+    expect(viaJson.status).toBe(201);
+    expect(viaForm.status).toBe(201);
+    expect(viaForm.body).toEqual(viaJson.body);
+    expect(viaJson.body.data).toEqual({ slot: 's1', name: 'same', count: 3, flag: '1', user: userId });
+  });
+
+  it('lets path parameters win over body fields', async () => {
+    const res = await request(`${base}/api/test/echo/real`, { method: 'POST', key, json: { name: 'n', slot: 'forged' } });
+    expect(res.body.data.slot).toBe('real');
+  });
+
+  it('coerces query numbers', async () => {
+    const res = await request(`${base}/api/test/slow?ms=1`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ done: true });
+  });
+});
+
+describe('operations', () => {
+  it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
+    const given = await request(`${base}/healthz`, { headers: { 'X-Request-Id': 'abc-123' } });
+    expect(given.headers.get('x-request-id')).toBe('abc-123');
+    const made = await request(`${base}/healthz`, { headers: { 'X-Request-Id': 'bad id\twith spaces' } });
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reports health and readiness', async () => {
+    expect((await request(`${base}/healthz`)).body).toEqual({ status: 'ok' });
+    const ready = await request(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ready', checks: { database: 'ok', store: 'ok' } });
+  });
+});

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import type { AppRouter } from '../../routers/root.ts';
+import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+
+let services: TestServices;
+let server: TestServer;
+beforeAll(async () => {
+  services = await openTestServices();
+  server = await startTestServer(services);
+});
+afterAll(async () => {
+  await server?.close();
+  await services?.cleanup();
+});
+
+function client(key?: string) {
+  return createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${server.url}/trpc`, headers: key ? { Authorization: `Bearer ${key}` } : {} })],
+  });
+}
+
+describe('/trpc', () => {
+  it('serves account.get to a typed client with the same API-key auth', async () => {
+    const { key, user } = await createKeyedUser(services, 'typed');
+    const account = await client(key).account.get.query();
+    expect(account.data.id).toBe(user.id);
+    expect(account.data.api_key.prefix).toMatch(/^ak_/);
+  });
+
+  it('answers UNAUTHORIZED (HTTP 401) without a key', async () => {
+    const err = await client().account.get.query().then(() => null, (e) => e);
+    expect(err).toBeInstanceOf(TRPCClientError);
+    expect(err.data.code).toBe('UNAUTHORIZED');
+    expect(err.data.httpStatus).toBe(401);
+    expect(err.data.appCode).toBe('UNAUTHORIZED');
+  });
+
+  it('answers 401 for a bad key before reaching tRPC', async () => {
+    const res = await fetch(`${server.url}/trpc/account.get`, { headers: { Authorization: 'Bearer bad' } });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ message: expect.any(String), status: 401 });
+  });
+});
