@@ -7,6 +7,7 @@ import { errorHandler } from './error-handler.ts';
 import { requestLog } from './request-log.ts';
 import { restRouter } from './rest.ts';
 import { systemRouter } from './system.ts';
+import { pagesRouter } from './pages.ts';
 import { trpcMount } from './trpc-mount.ts';
 
 /**
@@ -18,14 +19,17 @@ export function createApp(services: Services, router: AnyRouter = appRouter): Ko
   app.silent = true;
   const rest = restRouter(services, router);
   const system = systemRouter(services, router);
+  const pages = pagesRouter(services);
 
   app.use(requestLog(services.log));
   app.use(errorHandler());
   app.use((ctx, next) => RequestContext.create(services.orm.em, next));
   app.use(trpcMount(services, router));
   app.use(system.routes());
+  app.use(pages.routes());
   app.use(rest.routes());
   app.use(rest.allowedMethods());
   app.use(system.allowedMethods());
+  app.use(pages.allowedMethods());
   return app;
 }

@@ -15,6 +15,7 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
     {
       requestId: ctx.state.requestId,
       ip: ctx.ip,
+      baseUrl: `${ctx.protocol}://${ctx.host}`,
       authorization: header('Authorization'),
       origin: header('Origin'),
       referer: header('Referer'),

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../src/config.ts';
 import type { ApiKey } from '../src/entities/api-key.entity.ts';
 import type { Stores } from '../src/stores/index.ts';
+import type { ReportAnalyzer } from '../src/reports/analysis.ts';
 
 /** Long-lived things a request may use; built once at start (src/app-services.ts). */
 export interface Services {
@@ -10,12 +11,15 @@ export interface Services {
   orm: MikroORM;
   stores: Stores;
   log: Logger;
+  analyzer: ReportAnalyzer;
 }
 
 /** What a procedure may know about the request: transport-neutral, no Koa in it. */
 export interface RequestInfo {
   requestId: string;
   ip: string;
+  /** scheme://host of the request, for absolute links in responses. */
+  baseUrl?: string;
   authorization?: string;
   origin?: string;
   referer?: string;

@@ -1,9 +1,13 @@
 import { router, createCallerFactory } from './trpc.ts';
 import { accountRouter } from './account.ts';
+import { projectsRouter } from './projects.ts';
+import { reportsRouter } from './reports.ts';
 
 /** Every procedure of the service. The REST facade, /trpc and the OpenAPI document derive from it. */
 export const appRouter = router({
   account: accountRouter,
+  projects: projectsRouter,
+  reports: reportsRouter,
 });
 
 export type AppRouter = typeof appRouter;

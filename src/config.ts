@@ -16,6 +16,17 @@ const tokenKey = z
   .string()
   .regex(/^[A-Za-z0-9+/_-]{43}=?$|^[0-9a-fA-F]{64}$/, 'must be 32 bytes as 64 hex characters or base64');
 
+const jsonObject = z.string().transform((text, ctx) => {
+  try {
+    const value = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, number>;
+  } catch {
+    // reported below
+  }
+  ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+  return z.NEVER;
+});
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -35,6 +46,16 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+  ANALYZER_ALLOW_PRIVATE: booleanFlag.default(false),
+  ANALYZER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  ANALYZER_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
+  ANALYZER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  ANALYZER_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  /** JSON object overriding analyzer thresholds, e.g. {"maxLoadTimeMs": 3000}. */
+  ANALYZER_THRESHOLDS: jsonObject.optional(),
+  /** JSON object overriding importance weights, e.g. {"high": 10, "medium": 5, "low": 2}. */
+  ANALYZER_WEIGHTS: jsonObject.optional(),
+  SHARE_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(10),
 });
 
 export type Env = z.infer<typeof envSchema>;

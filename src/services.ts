@@ -4,6 +4,7 @@ import { resolveTokenKey } from './config.ts';
 import { initORM, migrate, type Database } from './db/orm.ts';
 import { openStores, type Stores } from './stores/index.ts';
 import type { Services } from '../routers/context.ts';
+import { createReportAnalyzer } from './reports/analysis.ts';
 
 export interface OpenedServices extends Services {
   db: Database;
@@ -40,6 +41,7 @@ export async function openServices(
     log,
     orm: db.orm,
     stores: opened,
+    analyzer: createReportAnalyzer(config),
     db,
     migrationsApplied: applied,
     async close() {

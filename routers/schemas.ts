@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/**
+ * Shared input and output schemas of the REST routes. Query strings and form bodies carry
+ * strings, typed clients send numbers: enumerated parameters accept both.
+ */
+export function oneOf<const T extends readonly [string, ...string[]]>(name: string, values: T) {
+  return z.preprocess(
+    (v) => (typeof v === 'number' ? String(v) : v),
+    z.enum(values, { error: () => `The ${name} must be one of: ${values.join(', ')}.` }),
+  );
+}
+
+export const perPage = oneOf('per_page', ['10', '25', '50', '100']).default('100').transform(Number);
+export const sortDirection = oneOf('sort', ['desc', 'asc']).default('desc');
+export const pageNumber = z.coerce
+  .number({ error: 'The page must be a whole number of 1 or more.' })
+  .int({ error: 'The page must be a whole number of 1 or more.' })
+  .min(1, { error: 'The page must be a whole number of 1 or more.' })
+  .max(1_000_000)
+  .default(1);
+export const searchTerm = z.string().trim().max(200).optional();
+
+export const pageLinks = z.object({
+  first: z.string(),
+  last: z.string(),
+  prev: z.string().nullable(),
+  next: z.string().nullable(),
+});
+
+export const pageMeta = z.object({
+  current_page: z.number().int(),
+  from: z.number().int().nullable(),
+  last_page: z.number().int(),
+  path: z.string(),
+  per_page: z.number().int(),
+  to: z.number().int().nullable(),
+  total: z.number().int(),
+});
+
+/** A list envelope around items of `item`. */
+export function paginated<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), links: pageLinks, meta: pageMeta });
+}
+
+export function deleted(object: string, id: z.ZodType) {
+  return z.object({ id, object: z.literal(object), deleted: z.literal(true) });
+}

@@ -1,0 +1,42 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { UserSchema } from './user.entity.ts';
+
+export type ReportResult = 'good' | 'decent' | 'bad';
+export type Privacy = 0 | 1 | 2;
+
+/**
+ * An audit of one URL. Every index below serves a documented list filter or sort, always
+ * scoped to the owner and ending in id so sorting is stable; the trigram index serves
+ * the case-insensitive URL substring search.
+ */
+export const ReportSchema = defineEntity({
+  name: 'Report',
+  tableName: 'reports',
+  indexes: [
+    { properties: ['user', 'id'] },
+    { properties: ['user', 'generatedAt', 'id'] },
+    { properties: ['user', 'url', 'id'] },
+    { properties: ['user', 'score', 'id'] },
+    { properties: ['user', 'project', 'id'] },
+    { properties: ['user', 'result', 'id'] },
+    { name: 'reports_url_trgm', expression: 'create index "reports_url_trgm" on "reports" using gin ("url" gin_trgm_ops)' },
+  ],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    user: p.manyToOne(UserSchema).deleteRule('cascade'),
+    url: p.string().length(2048),
+    project: p.string().length(253),
+    result: p.string().length(8).$type<ReportResult>(),
+    score: p.smallint(),
+    results: p.json<Record<string, unknown[]>>(),
+    privacy: p.smallint().$type<Privacy>().default(1),
+    // Never serialised: describeReport exposes only `password: boolean`. (`hidden()` would brand
+    // the type and lose its null.)
+    passwordHash: p.string().length(255).nullable(),
+    generatedAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+
+export type Report = InferEntity<typeof ReportSchema>;

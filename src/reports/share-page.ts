@@ -1,0 +1,93 @@
+import type { Report } from '../entities/report.entity.ts';
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const categoryTitles: Record<string, string> = {
+  seo: 'SEO',
+  performance: 'Performance',
+  security: 'Security',
+  miscellaneous: 'Miscellaneous',
+};
+
+interface CheckView {
+  id: string;
+  importance?: string;
+  passed: boolean;
+  value?: unknown;
+  details?: unknown[];
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<style>
+:root{color-scheme:light dark}
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
+.grade{display:inline-block;padding:.2rem .7rem;border-radius:.4rem;font-weight:700;color:#fff}
+.good{background:#167d3a}.decent{background:#9a6400}.bad{background:#b3261e}
+table{border-collapse:collapse;width:100%;margin-bottom:1.5rem}td,th{border:1px solid #8886;padding:.35rem .5rem;text-align:left;vertical-align:top}
+.pass{color:#167d3a;font-weight:600}.fail{color:#b3261e;font-weight:600}
+@media (prefers-color-scheme: dark){.pass{color:#5fd58a}.fail{color:#ff8a80}}
+code{font:13px ui-monospace,monospace;word-break:break-all}
+form{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}input{font:inherit;padding:.4rem}button{font:inherit;padding:.4rem .9rem}
+.error{color:#b3261e}
+</style></head><body>
+${body}
+</body></html>`;
+}
+
+function formatValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return escapeHtml(JSON.stringify(value));
+  return escapeHtml(value);
+}
+
+function formatDetails(details: unknown[] | undefined): string {
+  if (!details?.length) return '';
+  return `<ul>${details.map((d) => `<li><code>${formatValue(d)}</code></li>`).join('')}</ul>`;
+}
+
+/** The report page: grade, score, and every check by category with its details. No scripts. */
+export function renderReportPage(report: Pick<Report, 'id' | 'url' | 'project' | 'result' | 'score' | 'results' | 'generatedAt'>): string {
+  const sections = Object.entries(report.results ?? {}).map(([category, checks]) => {
+    const rows = (checks as CheckView[])
+      .map(
+        (c) => `<tr><td><code>${escapeHtml(c.id)}</code></td><td class="${c.passed ? 'pass' : 'fail'}">${c.passed ? 'Passed' : 'Failed'}</td>
+<td>${escapeHtml(c.importance ?? '')}</td><td>${formatValue(c.value)}${formatDetails(c.details)}</td></tr>`,
+      )
+      .join('\n');
+    return `<h2>${escapeHtml(categoryTitles[category] ?? category)}</h2>
+<table><thead><tr><th scope="col">Check</th><th scope="col">Outcome</th><th scope="col">Importance</th><th scope="col">Value and details</th></tr></thead>
+<tbody>${rows}</tbody></table>`;
+  });
+  return layout(
+    `Report for ${report.url}`,
+    `<h1>Report for <code>${escapeHtml(report.url)}</code></h1>
+<p><span class="grade ${escapeHtml(report.result)}">${escapeHtml(report.result)}</span> Score <strong>${escapeHtml(report.score)}</strong> of 100.
+Project <code>${escapeHtml(report.project)}</code>. Generated ${escapeHtml(report.generatedAt.toISOString())}.</p>
+${sections.join('\n')}`,
+  );
+}
+
+/** The password form of a password-protected report. */
+export function renderPasswordPage(id: number, error?: string): string {
+  return layout(
+    'Password required',
+    `<h1>This report is protected</h1>
+<p>Enter the report's password to see it.</p>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/reports/${id}">
+<label>Password <input type="password" name="password" required autocomplete="current-password" autofocus></label>
+<button type="submit">Show report</button>
+</form>`,
+  );
+}
+
+/** A plain message page (not found, too many attempts). */
+export function renderMessagePage(title: string, message: string): string {
+  return layout(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
+}

@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnalysisResult } from '../../src/analyzer/index.ts';
+import { createReport } from '../../src/reports/reports.ts';
+import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import { request } from '../helpers/http.ts';
+
+let services: TestServices;
+let server: TestServer;
+let owner: { key: string; user: { id: number } };
+let stranger: { key: string; user: { id: number } };
+
+/** A stored analysis of a made-up page: lists are about stored reports, not fetching. */
+function analysis(url: string, score: number): AnalysisResult {
+  const host = new URL(url).hostname.replace(/^www\./, '');
+  return {
+    requestedUrl: url,
+    finalUrl: url,
+    project: host,
+    score,
+    result: score >= 80 ? 'good' : score >= 50 ? 'decent' : 'bad',
+    results: { seo: [], performance: [], security: [], miscellaneous: [] },
+    httpVersion: '1.1',
+    status: 200,
+    timings: { ttfbMs: 1, totalMs: 2 },
+  } as AnalysisResult;
+}
+
+// 30 reports over three projects with scores spread over all grades; some scores repeat
+// so the id tie-break is exercised.
+const seeds = Array.from({ length: 30 }, (_, i) => ({
+  url: `https://${['alpha.test', 'www.beta.test', 'gamma.test'][i % 3]}/page-${String(i).padStart(2, '0')}${i % 5 === 0 ? '/special_offer' : ''}`,
+  score: [95, 85, 70, 55, 30, 10][i % 6]!,
+}));
+
+beforeAll(async () => {
+  services = await openTestServices({ store: 'memory' });
+  server = await startTestServer(services);
+  owner = await createKeyedUser(services, 'owner');
+  stranger = await createKeyedUser(services, 'stranger');
+  for (const s of seeds) {
+    await createReport(services.orm.em.fork(), owner.user.id, { privacy: 1 }, analysis(s.url, s.score));
+  }
+  await createReport(services.orm.em.fork(), stranger.user.id, { privacy: 0 }, analysis('https://alpha.test/theirs', 99));
+});
+afterAll(async () => {
+  await server?.close();
+  await services?.cleanup();
+});
+
+const list = (query: string, key = owner.key) => request(`${server.url}/api/v1/reports${query}`, { key });
+
+describe('GET /api/v1/reports', () => {
+  it('lists the caller’s reports newest first, 100 a page, without results', async () => {
+    const res = await list('');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(30);
+    expect(res.body.data[0]).not.toHaveProperty('results');
+    const ids = res.body.data.map((r: { id: number }) => r.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(res.body.meta).toMatchObject({ current_page: 1, from: 1, to: 30, last_page: 1, per_page: 100, total: 30 });
+    expect(res.body.data.some((r: { url: string }) => r.url.includes('theirs'))).toBe(false);
+  });
+
+  it('paginates with right links and meta on first, middle, last and out-of-range pages', async () => {
+    const first = await list('?per_page=10&page=1');
+    expect(first.body.meta).toMatchObject({ current_page: 1, from: 1, to: 10, last_page: 3, per_page: 10, total: 30 });
+    expect(first.body.links.prev).toBeNull();
+    expect(first.body.links.next).toMatch(/[?&]page=2(&|$)/);
+    expect(first.body.links.first).toMatch(/[?&]page=1(&|$)/);
+    expect(first.body.links.last).toMatch(/[?&]page=3(&|$)/);
+    expect(first.body.links.next).toContain('per_page=10');
+    expect(first.body.meta.path).toBe(`${server.url}/api/v1/reports`);
+
+    const middle = await list('?per_page=10&page=2');
+    expect(middle.body.meta).toMatchObject({ current_page: 2, from: 11, to: 20 });
+    expect(middle.body.links.prev).toMatch(/[?&]page=1(&|$)/);
+    expect(middle.body.links.next).toMatch(/[?&]page=3(&|$)/);
+
+    const last = await list('?per_page=10&page=3');
+    expect(last.body.meta).toMatchObject({ current_page: 3, from: 21, to: 30 });
+    expect(last.body.links.next).toBeNull();
+
+    const beyond = await list('?per_page=10&page=9');
+    expect(beyond.status).toBe(200);
+    expect(beyond.body.data).toEqual([]);
+    expect(beyond.body.meta).toMatchObject({ current_page: 9, from: null, to: null, last_page: 3, total: 30 });
+    expect(beyond.body.links.next).toBeNull();
+    expect(beyond.body.links.prev).toMatch(/[?&]page=3(&|$)/);
+
+    const all = [...first.body.data, ...middle.body.data, ...last.body.data].map((r: { id: number }) => r.id);
+    expect(new Set(all).size).toBe(30);
+  });
+
+  it.each([
+    ['id', (r: any) => r.id],
+    ['generated_at', (r: any) => r.generated_at],
+    ['url', (r: any) => r.url],
+    ['result', (r: any) => r.score],
+  ])('sorts by %s both ways, ties broken by id', async (sortBy, key) => {
+    for (const dir of ['asc', 'desc'] as const) {
+      const res = await list(`?sort_by=${sortBy}&sort=${dir}`);
+      const rows = res.body.data;
+      expect(rows).toHaveLength(30);
+      for (let i = 1; i < rows.length; i++) {
+        const a = key(rows[i - 1]);
+        const b = key(rows[i]);
+        const cmp = a < b ? -1 : a > b ? 1 : Math.sign(rows[i - 1].id - rows[i].id);
+        expect(dir === 'asc' ? cmp : -cmp, `${sortBy} ${dir} at ${i}`).toBeLessThan(0);
+      }
+    }
+  });
+
+  it('filters by project (exact) and result, with totals to match', async () => {
+    const alpha = await list('?project=alpha.test');
+    expect(alpha.body.data).toHaveLength(10);
+    expect(alpha.body.data.every((r: any) => r.project === 'alpha.test')).toBe(true);
+    expect(alpha.body.meta.total).toBe(10);
+    // www. is dropped from the project name.
+    expect((await list('?project=beta.test')).body.meta.total).toBe(10);
+    expect((await list('?project=alpha')).body.meta.total).toBe(0);
+
+    const good = await list('?result=good');
+    expect(good.body.data.every((r: any) => r.result === 'good')).toBe(true);
+    expect(good.body.meta.total).toBe(10);
+    const both = await list('?result=bad&project=gamma.test');
+    expect(both.body.data.every((r: any) => r.result === 'bad' && r.project === 'gamma.test')).toBe(true);
+    expect(both.body.meta.total).toBe(both.body.data.length);
+  });
+
+  it('searches URLs case-insensitively as a substring, literally', async () => {
+    const res = await list('?search=SPECIAL_OFFER&search_by=url');
+    expect(res.body.meta.total).toBe(6);
+    expect(res.body.data.every((r: any) => r.url.includes('special_offer'))).toBe(true);
+    // % and _ are not wildcards.
+    expect((await list('?search=%25')).body.meta.total).toBe(0);
+    expect((await list('?search=page_0')).body.meta.total).toBe(0);
+    expect((await list('?search=page-0&project=alpha.test')).body.meta.total).toBe(4);
+  });
+
+  it.each([
+    ['per_page', '20', ['10', '25', '50', '100']],
+    ['sort_by', 'score', ['id', 'generated_at', 'url', 'result']],
+    ['sort', 'up', ['desc', 'asc']],
+    ['result', 'great', ['good', 'decent', 'bad']],
+    ['search_by', 'project', ['url']],
+  ])('answers 422 for %s=%s listing the allowed values', async (name, value, allowed) => {
+    const res = await list(`?${name}=${value}`);
+    expect(res.status).toBe(422);
+    const message = res.body.errors[name][0] as string;
+    for (const v of allowed) expect(message).toContain(v);
+  });
+
+  it.each(['0', '-1', 'x', '1.5'])('answers 422 for page=%s', async (page) => {
+    const res = await list(`?page=${page}`);
+    expect(res.status).toBe(422);
+    expect(res.body.errors.page).toBeDefined();
+  });
+
+  it('shows another user only their own reports', async () => {
+    const res = await list('', stranger.key);
+    expect(res.body.meta.total).toBe(1);
+    expect(res.body.data[0].url).toBe('https://alpha.test/theirs');
+  });
+});
+
+describe('projects', () => {
+  const projects = (query: string, key = owner.key) => request(`${server.url}/api/v1/projects${query}`, { key });
+
+  it('lists projects with count, mean score, grade and earliest report', async () => {
+    const res = await projects('?sort_by=project&sort=asc');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((p: any) => p.project)).toEqual(['alpha.test', 'beta.test', 'gamma.test']);
+    const alpha = res.body.data[0];
+    const alphaScores = seeds.filter((s) => s.url.includes('alpha.test')).map((s) => s.score);
+    const mean = Math.round(alphaScores.reduce((a, b) => a + b, 0) / alphaScores.length);
+    expect(alpha).toMatchObject({ reports: 10, score: mean, result: mean >= 80 ? 'good' : mean >= 50 ? 'decent' : 'bad' });
+    expect(new Date(alpha.created_at).getTime()).not.toBeNaN();
+    expect(res.body.meta).toMatchObject({ total: 3, per_page: 100, current_page: 1 });
+  });
+
+  it('sorts by created_at by default (newest first) and searches by name', async () => {
+    const res = await projects('');
+    const created = res.body.data.map((p: any) => p.created_at);
+    expect(created).toEqual([...created].sort().reverse());
+    const found = await projects('?search=AMM&search_by=project');
+    expect(found.body.data.map((p: any) => p.project)).toEqual(['gamma.test']);
+  });
+
+  it.each([
+    ['per_page', '20'],
+    ['sort_by', 'score'],
+    ['sort', 'sideways'],
+    ['search_by', 'url'],
+  ])('answers 422 for %s=%s', async (name, value) => {
+    const res = await projects(`?${name}=${value}`);
+    expect(res.status).toBe(422);
+    expect(res.body.errors[name]).toBeDefined();
+  });
+
+  it('keeps projects per user', async () => {
+    const theirs = await projects('', stranger.key);
+    expect(theirs.body.data).toEqual([expect.objectContaining({ project: 'alpha.test', reports: 1, score: 99 })]);
+  });
+
+  it('deletes a project with all its reports, for its owner only', async () => {
+    const foreign = await request(`${server.url}/api/v1/projects/gamma.test`, { method: 'DELETE', key: stranger.key });
+    expect(foreign.status).toBe(404);
+    expect((await list('?project=gamma.test')).body.meta.total).toBe(10);
+
+    const res = await request(`${server.url}/api/v1/projects/gamma.test`, { method: 'DELETE', key: owner.key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: 'gamma.test', object: 'project', deleted: true });
+    expect((await list('?project=gamma.test')).body.meta.total).toBe(0);
+    expect((await list('')).body.meta.total).toBe(20);
+    expect((await projects('')).body.meta.total).toBe(2);
+    expect((await request(`${server.url}/api/v1/projects/gamma.test`, { method: 'DELETE', key: owner.key })).status).toBe(404);
+    // The other user's project of the same name is untouched.
+    expect((await projects('', stranger.key)).body.meta.total).toBe(1);
+  });
+});
