@@ -1,9 +1,10 @@
 import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { buildRouteTable } from './route-table.ts';
 
 /** The OpenAPI 3.1 document of every REST route, generated from procedure meta. */
 export function buildOpenApiDocument(router: AnyRouter, baseUrl = '/'): OpenAPIObject {
-  return generateOpenApiDocument(router as never, {
+  const doc = generateOpenApiDocument(router as never, {
     title: 'Audit reports and challenge verification API',
     description:
       'Area A: projects and web page audit reports (API key as Bearer token). ' +
@@ -16,6 +17,16 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl = '/'): OpenAPIO
       apiKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
     },
   });
+  // trpc-to-openapi documents every answer as JSON; binary routes say their real type.
+  for (const route of buildRouteTable(router)) {
+    if (!route.meta.responseType) continue;
+    const op = (doc.paths as any)?.[route.path]?.[route.method.toLowerCase()];
+    const ok = op?.responses?.['200'];
+    if (ok?.content?.['application/json']) {
+      ok.content = { [route.meta.responseType]: ok.content['application/json'] };
+    }
+  }
+  return doc;
 }
 
 const escape = (s: unknown) =>

@@ -8,6 +8,8 @@ import { bodyParser } from './body.ts';
 import { contextFromKoa } from './koa-context.ts';
 import { rateLimit } from './rate-limit.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
+import { browserCors, preflight } from './browser-cors.ts';
+import { siteverifyShape } from './siteverify-shape.ts';
 
 /** Calls a procedure by its dotted path on a caller. */
 function procedureAt(caller: unknown, path: string): (input: unknown) => Promise<unknown> {
@@ -51,8 +53,11 @@ export function restRouter(services: Services, router: AnyRouter): Router {
   const parseBody = bodyParser(services.config.BODY_LIMIT_BYTES);
   const createCaller = createCallerFactory(router);
 
-  for (const route of buildRouteTable(router)) {
+  const table = buildRouteTable(router);
+  for (const route of table) {
     const chain: Middleware[] = [];
+    if (route.meta.errorShape === 'siteverify') chain.push(siteverifyShape());
+    if (route.meta.auth === 'origin') chain.push(browserCors());
     if (route.meta.auth === 'apiKey') chain.push(apiKeyAuth(services), perKeyLimit);
     if (route.meta.rateLimit) {
       chain.push(
@@ -71,9 +76,20 @@ export function restRouter(services: Services, router: AnyRouter): Router {
       const caller = createCaller(contextFromKoa(services, ctx));
       const result = await procedureAt(caller, route.procedurePath)(assembleInput(ctx, route));
       ctx.status = route.meta.successStatus ?? 200;
+      if (route.meta.responseType) {
+        ctx.type = route.meta.responseType;
+        ctx.set('Cache-Control', 'no-store');
+      }
       ctx.body = result ?? { ok: true };
     });
     koaRouter.register(route.routerPath, [route.method], chain);
   }
+  // Preflights for the browser routes, one per path with all of its methods.
+  const browserPaths = new Map<string, string[]>();
+  for (const route of table) {
+    if (route.meta.auth !== 'origin') continue;
+    browserPaths.set(route.routerPath, [...(browserPaths.get(route.routerPath) ?? []), route.method]);
+  }
+  for (const [path, methods] of browserPaths) koaRouter.register(path, ['OPTIONS'], [preflight(methods)]);
   return koaRouter;
 }

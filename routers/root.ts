@@ -2,12 +2,18 @@ import { router, createCallerFactory } from './trpc.ts';
 import { accountRouter } from './account.ts';
 import { projectsRouter } from './projects.ts';
 import { reportsRouter } from './reports.ts';
+import { challengesRouter } from './challenges.ts';
+import { siteverifyRouter } from './siteverify.ts';
+import { sitesRouter } from './sites.ts';
 
 /** Every procedure of the service. The REST facade, /trpc and the OpenAPI document derive from it. */
 export const appRouter = router({
   account: accountRouter,
   projects: projectsRouter,
   reports: reportsRouter,
+  challenges: challengesRouter,
+  siteverify: siteverifyRouter,
+  sites: sitesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -20,6 +20,10 @@ export type Meta = OpenApiMeta<{
   rateLimit?: RateLimitMeta;
   /** Status of a successful REST answer; 200 unless said. */
   successStatus?: number;
+  /** A binary answer: the procedure returns a Buffer sent with this content type. */
+  responseType?: 'image/png';
+  /** Failures answered in the siteverify protocol's shape instead of `{message, status}`. */
+  errorShape?: 'siteverify';
 }>;
 
 const trpcCodeOf: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {

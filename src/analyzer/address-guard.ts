@@ -100,20 +100,24 @@ function notFound(hostname: string): Error {
 }
 
 /**
- * The default resolver: `dns.promises.lookup(host, { all: true })`, but special-use names
- * (RFC 6761) are answered locally: `*.invalid` never resolves, `localhost`/`*.localhost` is loopback.
+ * Answers for special-use names (RFC 6761), given before any resolver is asked, so they
+ * never reach DNS: `*.invalid` does not exist, `localhost`/`*.localhost` is loopback.
+ * Undefined for ordinary names.
  */
-export const systemLookup: LookupFunction = async (hostname) => {
+export function specialUseAnswer(hostname: string): ResolvedAddress[] | Error | undefined {
   const name = hostname.replace(/\.$/, '').toLowerCase();
-  if (name === 'invalid' || name.endsWith('.invalid')) throw notFound(hostname);
+  if (name === 'invalid' || name.endsWith('.invalid')) return notFound(hostname);
   if (name === 'localhost' || name.endsWith('.localhost')) {
     return [
       { address: '127.0.0.1', family: 4 },
       { address: '::1', family: 6 },
     ];
   }
-  return dnsPromises.lookup(hostname, { all: true });
-};
+  return undefined;
+}
+
+/** The default resolver: `dns.promises.lookup(host, { all: true })`. */
+export const systemLookup: LookupFunction = (hostname) => dnsPromises.lookup(hostname, { all: true });
 
 /** Settings the guard needs. */
 export interface GuardSettings {
@@ -172,7 +176,9 @@ export class AddressGuard {
     }
     let addresses: ResolvedAddress[];
     try {
-      addresses = await (this.#settings.lookup ?? systemLookup)(key);
+      const special = specialUseAnswer(key);
+      if (special instanceof Error) throw special;
+      addresses = special ?? (await (this.#settings.lookup ?? systemLookup)(key));
     } catch (err) {
       throw new AnalyzeError('dns', `The host name ${key} could not be resolved.`, { cause: err });
     }

@@ -41,7 +41,11 @@ export interface AnalyzerOptions {
   allowPrivate: boolean;
   /** TCP + TLS connect timeout per connection, ms. Default 5000. */
   connectTimeoutMs: number;
-  /** Budget for the whole page fetch (all redirect hops and the body), ms. Default 15000. Each auxiliary fetch has the same budget. */
+  /**
+   * Budget for the whole page fetch (all redirect hops and the body), ms. Default 15000. The
+   * auxiliary fetches (robots.txt, sitemap, 404 probe, http:// variant) share a second budget
+   * of the same length, so an analysis takes at most about twice this.
+   */
   totalTimeoutMs: number;
   /** Largest body read, compressed or decoded, bytes. Default 5 MiB. */
   maxBodyBytes: number;
@@ -54,9 +58,9 @@ export interface AnalyzerOptions {
   /** Score weight of a check by importance. Defaults high=10, medium=5, low=2 (see scoring.ts). */
   weights: Record<'high' | 'medium' | 'low', number>;
   /**
-   * DNS resolver, injectable for tests. Defaults to `dns.promises.lookup(host, { all: true })`,
-   * except that `*.invalid` fails and `localhost`/`*.localhost` resolve to loopback without any
-   * DNS query (RFC 6761).
+   * DNS resolver, injectable for tests. Defaults to `dns.promises.lookup(host, { all: true })`.
+   * Special-use names never reach it (RFC 6761): `*.invalid` fails and `localhost`/`*.localhost`
+   * are loopback.
    */
   lookup?: LookupFunction;
   /**

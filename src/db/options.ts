@@ -2,14 +2,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import { ApiKeySchema, ProjectSchema, ReportSchema, UserSchema } from '../entities/index.ts';
+import { ApiKeySchema, ProjectSchema, ReportSchema, SiteSchema, UserSchema } from '../entities/index.ts';
 import { migrationsList } from '../../migrations/index.ts';
 
 /** The project root (where package.json and migrations/ live). */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Every entity the ORM knows. New entities are added here. */
-export const entities = [UserSchema, ApiKeySchema, ProjectSchema, ReportSchema];
+export const entities = [UserSchema, ApiKeySchema, ProjectSchema, ReportSchema, SiteSchema];
 
 /**
  * Options shared by PostgreSQL and PGlite: same entities, same migrations folder.

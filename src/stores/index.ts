@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
 import { connectRedis, type RedisClient } from './redis-client.ts';
 import { ioredisCommandBridge } from './ratelimit-bridge.ts';
+import { memoryChallengeStore, redisChallengeStore, type ChallengeStore } from './challenge-store.ts';
+import { memorySpentTokenStore, redisSpentTokenStore, type SpentTokenStore } from './spent-token-store.ts';
+import { memoryCounterStore, redisCounterStore, type CounterStore } from './counter-store.ts';
 
 /**
  * Shared, short-lived state: rate-limit counters now, challenge state and spent tokens
@@ -14,6 +17,12 @@ export interface Stores {
   redis?: RedisClient;
   /** What koa-ratelimit takes as `db`: a Map for its memory driver, an ioredis-like bridge for redis. */
   rateLimit: { driver: 'memory'; db: Map<string, unknown> } | { driver: 'redis'; db: Record<string, unknown> };
+  /** Challenge state (v1 answers, attempts, proof-of-work puzzles), with TTLs. */
+  challenges: ChallengeStore<any>;
+  /** Exactly-once token redemption and idempotent siteverify verdicts. */
+  spentTokens: SpentTokenStore;
+  /** Request-rate counters for risk signals. */
+  counters: CounterStore;
   /** Resolves when the store answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -26,6 +35,9 @@ export async function openStores(opts: { redisUrl?: string; keyPrefix?: string; 
       kind: 'memory',
       keyPrefix,
       rateLimit: { driver: 'memory', db: new Map() },
+      challenges: memoryChallengeStore(`${keyPrefix}ch:`),
+      spentTokens: memorySpentTokenStore(`${keyPrefix}tok:`),
+      counters: memoryCounterStore(`${keyPrefix}cnt:`),
       async ping() {},
       async close() {},
     };
@@ -36,6 +48,9 @@ export async function openStores(opts: { redisUrl?: string; keyPrefix?: string; 
     keyPrefix,
     redis,
     rateLimit: { driver: 'redis', db: ioredisCommandBridge(redis) },
+    challenges: redisChallengeStore(redis, `${keyPrefix}ch:`),
+    spentTokens: redisSpentTokenStore(redis, `${keyPrefix}tok:`),
+    counters: redisCounterStore(redis, `${keyPrefix}cnt:`),
     async ping() {
       await redis.ping();
     },

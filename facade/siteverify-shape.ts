@@ -1,0 +1,23 @@
+import type { Middleware } from 'koa';
+import { toErrorResponse } from './errors.ts';
+
+/**
+ * Siteverify speaks the Turnstile/reCAPTCHA protocol even when it fails before the
+ * verifier runs: a malformed, oversized or wrongly typed body is a `bad-request` verdict, a
+ * failing dependency an `internal-error` one (HTTP 200, as those services answer), and a
+ * rate-limited call HTTP 429 with `rate-limited` (our extension) and Retry-After.
+ */
+export function siteverifyShape(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const res = toErrorResponse(err);
+      for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
+      if (res.unexpected) (ctx.state.log ?? console).error({ err }, 'siteverify failed');
+      const code = res.status === 429 ? 'rate-limited' : res.status >= 500 ? 'internal-error' : 'bad-request';
+      ctx.status = res.status === 429 ? 429 : 200;
+      ctx.body = { success: false, 'error-codes': [code] };
+    }
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * analyzeUrl: fetch the page and its auxiliary resources, parse once, run every check, score.
+ */
+import { parseTargetUrl } from './address-guard.ts';
+import { fetchAuxiliary } from './auxiliary.ts';
+import { decodeHtml } from './body.ts';
+import type { CheckCategory, CheckResult } from './checks/types.ts';
+import { AnalyzeError } from './errors.ts';
+import { Fetcher } from './fetcher.ts';
+import type { AnalyzerOptions } from './options.ts';
+import { PageContext } from './page.ts';
+import { runChecks, scoreResults, type Grade } from './scoring.ts';
+
+/** The report of one analysis. */
+export interface AnalysisResult {
+  requestedUrl: string;
+  finalUrl: string;
+  /** Host of finalUrl (with a non-default port, if any), lowercased, without a leading "www.". */
+  project: string;
+  /** Integer 0-100: round(100 * sum(weight of passed) / sum(weight of all)). */
+  score: number;
+  /** good >= 80, decent >= 50, bad below. */
+  result: Grade;
+  results: Record<CheckCategory, CheckResult[]>;
+  /** "2.0" when the page came over HTTP/2, else "1.1". */
+  httpVersion: string;
+  status: number;
+  /** ttfbMs: first request to the final response's headers; totalMs: to its last body byte. */
+  timings: { ttfbMs: number; totalMs: number };
+}
+
+/** The project of a page: its host name (no port), lowercased, without a leading "www.". */
+export function projectOf(url: URL): string {
+  return url.hostname.toLowerCase().replace(/^www\./, '');
+}
+
+function looksLikeHtml(text: string): boolean {
+  return /^\s*</.test(text.slice(0, 1024).replace(/^\uFEFF/, ''));
+}
+
+/**
+ * Analyze the page at `url`. Rejects with {@link AnalyzeError} when the page cannot be
+ * fetched (its `reason` says why), or with the abort reason when `signal` aborts.
+ * Auxiliary fetches (robots.txt, 404 probe, sitemap, http:// variant) never fail the
+ * analysis; they only fail their checks.
+ */
+export async function analyzeUrl(url: string, opts: AnalyzerOptions, signal?: AbortSignal): Promise<AnalysisResult> {
+  signal?.throwIfAborted();
+  const requested = parseTargetUrl(url);
+  const fetcher = new Fetcher(opts, signal);
+  try {
+    const response = await fetcher.fetch(requested, { requireHtml: true, requireSuccess: true });
+    const auxiliary = fetchAuxiliary(fetcher, response.url, opts.totalTimeoutMs);
+    auxiliary.catch(() => undefined); // observed below; avoid an unhandled rejection while parsing
+    const bytes = response.body!.bytes;
+    const html = decodeHtml(bytes, response.headers['content-type']);
+    if (!response.headers['content-type'] && !looksLikeHtml(html)) {
+      throw new AnalyzeError('not_html', 'The page is not an HTML document (no Content-Type, and the body is not markup).');
+    }
+    const page = new PageContext({
+      url: response.url,
+      requestedUrl: requested,
+      html,
+      status: response.status,
+      headers: response.headers,
+      httpVersion: response.httpVersion,
+      timings: { ttfbMs: response.ttfbMs, totalMs: response.totalMs },
+      transferredBytes: response.body!.transferredBytes,
+      decodedBytes: response.body!.decodedBytes,
+      thresholds: opts.thresholds,
+      userAgent: opts.userAgent,
+    });
+    page.aux = await auxiliary;
+    signal?.throwIfAborted();
+    const results = runChecks(page);
+    const { score, result } = scoreResults(Object.values(results).flat(), opts.weights);
+    return {
+      requestedUrl: requested.href,
+      finalUrl: response.url.href,
+      project: projectOf(response.url),
+      score,
+      result,
+      results,
+      httpVersion: response.httpVersion,
+      status: response.status,
+      timings: { ttfbMs: Math.round(response.ttfbMs), totalMs: Math.round(response.totalMs) },
+    };
+  } finally {
+    await fetcher.close();
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Shapes shared by all checks: categories, results, and the definition a check module exports.
+ */
+import type { PageContext } from '../page.ts';
+
+/** The report sections. */
+export type CheckCategory = 'seo' | 'performance' | 'security' | 'miscellaneous';
+
+/** How much a check weighs in the score (weights in scoring.ts). */
+export type Importance = 'high' | 'medium' | 'low';
+
+/** One check's verdict as reported. */
+export interface CheckResult {
+  id: string;
+  category: CheckCategory;
+  importance: Importance;
+  passed: boolean;
+  /** The measured value (a count, a size, the title text...). */
+  value: unknown;
+  /** Offending elements or reasons, at most {@link maxDetails}. */
+  details: unknown[];
+}
+
+/** What a check's `run` returns. */
+export interface CheckOutcome {
+  passed: boolean;
+  value: unknown;
+  details?: unknown[];
+}
+
+/** A check: identity plus a pure function of the page. */
+export interface CheckDefinition {
+  id: string;
+  category: CheckCategory;
+  importance: Importance;
+  run(page: PageContext): CheckOutcome;
+}
+
+/** Most details kept per check. */
+export const maxDetails = 20;
+
+/** Run one check; a throwing check fails with the error as its only detail. */
+export function runCheck(check: CheckDefinition, page: PageContext): CheckResult {
+  let outcome: CheckOutcome;
+  try {
+    outcome = check.run(page);
+  } catch (err) {
+    outcome = { passed: false, value: null, details: [`check failed: ${err instanceof Error ? err.message : String(err)}`] };
+  }
+  const details = outcome.details ?? [];
+  return {
+    id: check.id,
+    category: check.category,
+    importance: check.importance,
+    passed: outcome.passed,
+    value: outcome.value,
+    details: details.length > maxDetails ? details.slice(0, maxDetails) : details,
+  };
+}
+
+/** Helper for defining checks with inference. */
+export function defineCheck(
+  category: CheckCategory,
+  id: string,
+  importance: Importance,
+  run: (page: PageContext) => CheckOutcome,
+): CheckDefinition {
+  return { id, category, importance, run };
+}

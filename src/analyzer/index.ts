@@ -1,0 +1,15 @@
+/** The website analyzer: public interface. */
+export { analyzeUrl, type AnalysisResult } from './analyze.ts';
+export { AnalyzeError, type AnalyzeFailure } from './errors.ts';
+export {
+  defaultAnalyzerOptions,
+  defaultThresholds,
+  type AnalyzerOptions,
+  type AnalyzerOptionsOverrides,
+  type LookupFunction,
+  type ResolvedAddress,
+  type Thresholds,
+} from './options.ts';
+export { AnalysisPool, SaturatedError } from './pool.ts';
+export type { CheckCategory, CheckResult, Importance } from './checks/types.ts';
+export { allChecks, gradeOf, type Grade } from './scoring.ts';

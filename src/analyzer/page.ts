@@ -1,0 +1,145 @@
+/**
+ * The parsed page every check reads: the HTML is parsed once with cheerio, and derived
+ * facts (visible text, word list, element count) are computed once, on first use.
+ */
+import { load, type CheerioAPI } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
+import type { AuxiliaryResults } from './auxiliary.ts';
+import { defaultThresholds, defaultUserAgent, robotsAgentToken, type Thresholds } from './options.ts';
+
+/** What a page context is built from; only `url` and `html` are required (tests pass snippets). */
+export interface PageInput {
+  /** Final URL of the page. */
+  url: string | URL;
+  /** URL the analysis started from; defaults to `url`. */
+  requestedUrl?: string | URL;
+  html: string;
+  status?: number;
+  /** Response headers, lowercased names. */
+  headers?: Record<string, string>;
+  httpVersion?: string;
+  timings?: { ttfbMs: number; totalMs: number };
+  /** Compressed bytes received; defaults to the UTF-8 size of `html`. */
+  transferredBytes?: number;
+  /** Decoded bytes; defaults to the UTF-8 size of `html`. */
+  decodedBytes?: number;
+  /** Auxiliary fetches; checks that need them fail when absent. */
+  aux?: AuxiliaryResults;
+  thresholds?: Thresholds;
+  userAgent?: string;
+}
+
+/** Elements whose text is not visible content. */
+const invisible = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'iframe', 'object']);
+
+/** The page as checks see it. */
+export class PageContext {
+  readonly url: URL;
+  readonly requestedUrl: URL;
+  readonly html: string;
+  readonly $: CheerioAPI;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly httpVersion: string;
+  readonly timings: { ttfbMs: number; totalMs: number };
+  readonly transferredBytes: number;
+  readonly decodedBytes: number;
+  /** Auxiliary fetches; set after construction when they finish later than the parse. */
+  aux?: AuxiliaryResults;
+  readonly thresholds: Thresholds;
+  readonly userAgent: string;
+  #text?: string;
+  #words?: string[];
+  #elementCount = 0;
+
+  constructor(input: PageInput) {
+    this.url = new URL(input.url);
+    this.requestedUrl = new URL(input.requestedUrl ?? input.url);
+    this.html = input.html;
+    this.$ = load(input.html);
+    this.status = input.status ?? 200;
+    this.headers = input.headers ?? {};
+    this.httpVersion = input.httpVersion ?? '1.1';
+    this.timings = input.timings ?? { ttfbMs: 0, totalMs: 0 };
+    const size = Buffer.byteLength(input.html);
+    this.transferredBytes = input.transferredBytes ?? size;
+    this.decodedBytes = input.decodedBytes ?? size;
+    this.aux = input.aux;
+    this.thresholds = input.thresholds ?? { ...defaultThresholds };
+    this.userAgent = input.userAgent ?? defaultUserAgent;
+  }
+
+  /** The robots.txt agent token of our User-Agent. */
+  get robotsAgent(): string {
+    return robotsAgentToken(this.userAgent);
+  }
+
+  /** A response header (lowercase name), or undefined. */
+  header(name: string): string | undefined {
+    return this.headers[name.toLowerCase()];
+  }
+
+  /** Visible text of the document, whitespace collapsed. */
+  get text(): string {
+    if (this.#text === undefined) this.#walk();
+    return this.#text!;
+  }
+
+  /** Number of element nodes in the document (implied html/head/body included). */
+  get elementCount(): number {
+    if (this.#text === undefined) this.#walk();
+    return this.#elementCount;
+  }
+
+  /** Words of the visible text, lowercased. */
+  get words(): string[] {
+    this.#words ??= this.text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
+    return this.#words;
+  }
+
+  /** Resolve `href` against the page URL; undefined if it is not a valid URL. */
+  resolve(href: string | undefined): URL | undefined {
+    if (href === undefined) return undefined;
+    try {
+      return new URL(href.trim(), this.url);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A short description of an element for check details: `<img src="a.png">`. */
+  describe(el: Element, attr?: string): string {
+    const value = attr ? el.attribs[attr] : undefined;
+    if (value === undefined) return `<${el.tagName}>`;
+    const shown = value.length > 120 ? `${value.slice(0, 117)}...` : value;
+    return `<${el.tagName} ${attr}="${shown}">`;
+  }
+
+  /** One pass over the tree: element count and visible text. */
+  #walk(): void {
+    const parts: string[] = [];
+    let count = 0;
+    const stack: Array<{ node: AnyNode; hidden: boolean }> = [];
+    const roots = this.$.root()[0]!.children;
+    for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, hidden: false });
+    while (stack.length) {
+      const { node, hidden } = stack.pop()!;
+      if (node.type === 'text') {
+        if (!hidden) parts.push(node.data);
+        continue;
+      }
+      if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue;
+      count++;
+      const el = node as Element;
+      const childHidden = hidden || invisible.has(el.tagName);
+      for (let i = el.children.length - 1; i >= 0; i--) stack.push({ node: el.children[i]!, hidden: childHidden });
+    }
+    this.#elementCount = count;
+    this.#text = parts.join(' ').replace(/\s+/g, ' ').trim();
+  }
+}
+
+/** Build a page context (alias of the constructor, for readability at call sites). */
+export function createPageContext(input: PageInput): PageContext {
+  return new PageContext(input);
+}

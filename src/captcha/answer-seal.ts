@@ -1,0 +1,24 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+/**
+ * v1 answers are checked against a salted hash, but the asset route must draw them, so the
+ * challenge state also keeps the answer sealed (AES-256-GCM under a key derived from
+ * TOKEN_KEY). A read of the store alone reveals no answer.
+ */
+function answerKey(tokenKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', tokenKey, Buffer.alloc(0), 'auditcaptcha/answer-seal', 32));
+}
+
+export function sealAnswer(answer: string, tokenKey: Buffer): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', answerKey(tokenKey), iv);
+  const body = Buffer.concat([cipher.update(answer, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+}
+
+export function openAnswer(sealed: string, tokenKey: Buffer): string {
+  const raw = Buffer.from(sealed, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', answerKey(tokenKey), raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(raw.length - 16));
+  return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8');
+}

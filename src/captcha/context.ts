@@ -1,0 +1,80 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../errors.ts';
+import type { Stores } from '../stores/index.ts';
+import { hostnameOf, originAllowed, requestOrigin } from './origins.ts';
+import { siteByKey, type SiteView } from './sites.ts';
+import { testSitekeyKind, type TestSitekeyKind } from './test-keys.ts';
+import { newTokenId, sealToken, TOKEN_TTL_MS, type TokenKind } from './tokens.ts';
+
+/** What the challenge flows need from the service. */
+export interface CaptchaDeps {
+  em: EntityManager;
+  stores: Stores;
+  tokenKey: Buffer;
+  now: () => number;
+}
+
+/** The browser side of a request: its origin and the signals risk scoring reads. */
+export interface BrowserRequest {
+  origin?: string;
+  ip: string;
+  userAgent?: string;
+  acceptLanguage?: string;
+  referer?: string;
+}
+
+/** A site with the request's origin checked against it. */
+export interface AdmittedSite {
+  site: SiteView;
+  origin: string;
+  hostname: string;
+  test: TestSitekeyKind | null;
+}
+
+/**
+ * Store failures (Redis down) become 503 in the documented shape; the caller decides
+ * nothing else from them. Challenge routes never succeed without their state.
+ */
+export async function guardStore<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError('UNAVAILABLE', 'The challenge store is unavailable; try again shortly.', { retryAfter: 5, cause: err });
+  }
+}
+
+/**
+ * The origin rule: the request's Origin must be one of the site's registered origins
+ * (test sitekeys: any). An unknown sitekey is refused the same way, so sitekeys cannot be
+ * probed. Throws FORBIDDEN.
+ */
+export async function admit(deps: CaptchaDeps, sitekey: string, req: BrowserRequest): Promise<AdmittedSite> {
+  const origin = requestOrigin(req.origin);
+  if (!origin) throw new AppError('FORBIDDEN', 'This route needs an Origin header from a registered origin.');
+  const test = testSitekeyKind(sitekey);
+  const site = test ? { sitekey, origins: [], test: true } : await siteByKey(deps.em, sitekey, deps.now());
+  if (!site || (!site.test && !originAllowed(site.origins, origin))) {
+    throw new AppError('FORBIDDEN', 'The origin is not registered for this sitekey.');
+  }
+  return { site, origin, hostname: hostnameOf(origin), test };
+}
+
+export interface IssuedToken {
+  token: string;
+  expires_at: string;
+}
+
+/** Seals a token for an admitted site; only siteverify can read what is inside. */
+export function issueToken(
+  deps: CaptchaDeps,
+  admitted: AdmittedSite,
+  claims: { kind: TokenKind; action: string | null; cdata: string | null; score: number | null },
+): IssuedToken {
+  const iat = deps.now();
+  const token = sealToken(
+    { id: newTokenId(), site: admitted.site.sitekey, hostname: admitted.hostname, iat, ...claims },
+    deps.tokenKey,
+  );
+  return { token, expires_at: new Date(iat + TOKEN_TTL_MS).toISOString() };
+}

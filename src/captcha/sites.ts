@@ -1,0 +1,136 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SiteSchema, type Site } from '../entities/site.entity.ts';
+import { UserSchema } from '../entities/user.entity.ts';
+import { AppError, notFound } from '../errors.ts';
+import { normaliseOrigin } from './origins.ts';
+
+/** What a browser route or siteverify needs to know of a site. */
+export interface SiteView {
+  sitekey: string;
+  origins: string[];
+  /** True for the Turnstile-style test sitekeys (any origin). */
+  test: boolean;
+}
+
+const secretPattern = /^sec_([0-9a-f]{10})_([A-Za-z0-9_-]{43})$/;
+const unknownSecretHash = Buffer.alloc(32);
+
+function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+function newSecret(): { secret: string; prefix: string } {
+  const prefix = randomBytes(5).toString('hex');
+  return { secret: `sec_${prefix}_${randomBytes(32).toString('base64url')}`, prefix };
+}
+
+function newSitekey(): string {
+  return `sk_${randomBytes(15).toString('base64url')}`;
+}
+
+/** Validates and normalises registered origins; a 422 on `origins` names the bad one. */
+export function parseOrigins(input: readonly string[]): string[] {
+  if (input.length === 0) throw new AppError('VALIDATION_FAILED', 'At least one origin is required.', { errors: { origins: ['At least one origin is required.'] } });
+  const out = new Set<string>();
+  for (const raw of input) {
+    const parsed = normaliseOrigin(raw);
+    if (!parsed.ok) throw new AppError('VALIDATION_FAILED', parsed.reason, { errors: { origins: [parsed.reason] } });
+    out.add(parsed.origin);
+  }
+  return [...out];
+}
+
+/** Creates a site; the plaintext secret is returned once and only its hash is kept. */
+export async function createSite(em: EntityManager, ownerId: number, input: { name: string; origins: string[] }) {
+  const origins = parseOrigins(input.origins);
+  const { secret, prefix } = newSecret();
+  const now = new Date();
+  const site = em.create(SiteSchema, {
+    owner: em.getReference(UserSchema, ownerId),
+    name: input.name,
+    sitekey: newSitekey(),
+    secretPrefix: prefix,
+    secretHash: hashSecret(secret).toString('hex'),
+    origins,
+    createdAt: now,
+    updatedAt: now,
+    secretRotatedAt: null,
+  });
+  await em.persistAndFlush(site);
+  return { site, secret };
+}
+
+export async function listSites(em: EntityManager, ownerId: number): Promise<Site[]> {
+  return em.find(SiteSchema, { owner: ownerId }, { orderBy: { id: 'asc' } });
+}
+
+async function ownSite(em: EntityManager, ownerId: number, sitekey: string): Promise<Site> {
+  const site = await em.findOne(SiteSchema, { sitekey, owner: ownerId });
+  if (!site) throw notFound('Site');
+  return site;
+}
+
+export async function updateSite(em: EntityManager, ownerId: number, sitekey: string, change: { name?: string; origins?: string[] }): Promise<Site> {
+  const site = await ownSite(em, ownerId, sitekey);
+  if (change.origins) site.origins = parseOrigins(change.origins);
+  if (change.name) site.name = change.name;
+  await em.flush();
+  siteCache.delete(sitekey);
+  return site;
+}
+
+/** Replaces the secret; the old one stops working at once. */
+export async function rotateSecret(em: EntityManager, ownerId: number, sitekey: string) {
+  const site = await ownSite(em, ownerId, sitekey);
+  const { secret, prefix } = newSecret();
+  site.secretPrefix = prefix;
+  site.secretHash = hashSecret(secret).toString('hex');
+  site.secretRotatedAt = new Date();
+  await em.flush();
+  return { site, secret };
+}
+
+export async function deleteSite(em: EntityManager, ownerId: number, sitekey: string): Promise<void> {
+  const site = await ownSite(em, ownerId, sitekey);
+  await em.removeAndFlush(site);
+  siteCache.delete(sitekey);
+}
+
+/** The site a secret belongs to, compared in constant time; null for an unknown secret. */
+export async function siteBySecret(em: EntityManager, secret: string): Promise<Site | null> {
+  const match = secretPattern.exec(secret);
+  const site = match ? await em.findOne(SiteSchema, { secretPrefix: match[1] }) : null;
+  const expected = site ? Buffer.from(site.secretHash, 'hex') : unknownSecretHash;
+  const same = timingSafeEqual(expected, hashSecret(secret));
+  return same && site ? site : null;
+}
+
+/**
+ * Browser routes look sites up on every request; a short cache spares the database. Changes
+ * made through this process apply at once, elsewhere within `SITE_CACHE_MS`.
+ */
+const SITE_CACHE_MS = 5_000;
+const siteCache = new Map<string, { view: SiteView | null; until: number }>();
+
+export async function siteByKey(em: EntityManager, sitekey: string, now = Date.now()): Promise<SiteView | null> {
+  const cached = siteCache.get(sitekey);
+  if (cached && cached.until > now) return cached.view;
+  const site = await em.findOne(SiteSchema, { sitekey }, { fields: ['sitekey', 'origins'] });
+  const view = site ? { sitekey: site.sitekey, origins: site.origins, test: false } : null;
+  if (siteCache.size > 10_000) siteCache.clear();
+  siteCache.set(sitekey, { view, until: now + SITE_CACHE_MS });
+  return view;
+}
+
+/** The public view of a site for its owner (never the secret or its hash). */
+export function describeSite(site: Site) {
+  return {
+    name: site.name,
+    sitekey: site.sitekey,
+    origins: site.origins,
+    secret_prefix: `sec_${site.secretPrefix}`,
+    created_at: site.createdAt.toISOString(),
+    secret_rotated_at: site.secretRotatedAt ? site.secretRotatedAt.toISOString() : null,
+  };
+}

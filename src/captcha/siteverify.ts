@@ -1,0 +1,113 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Stores } from '../stores/index.ts';
+import { siteBySecret } from './sites.ts';
+import { testSecretKind } from './test-keys.ts';
+import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS, type TokenClaims } from './tokens.ts';
+
+/** The error codes of the Turnstile/reCAPTCHA protocol that we answer with. */
+export type SiteverifyErrorCode =
+  | 'missing-input-secret'
+  | 'invalid-input-secret'
+  | 'missing-input-response'
+  | 'invalid-input-response'
+  | 'timeout-or-duplicate'
+  | 'bad-request'
+  | 'internal-error';
+
+/** A verdict in the Turnstile/reCAPTCHA shape. `score` only for v3 tokens. */
+export interface Verdict {
+  success: boolean;
+  challenge_ts?: string;
+  hostname?: string;
+  'error-codes': SiteverifyErrorCode[];
+  action?: string | null;
+  cdata?: string | null;
+  score?: number;
+}
+
+export interface SiteverifyInput {
+  secret?: string;
+  response?: string;
+  remoteip?: string;
+  sitekey?: string;
+  idempotency_key?: string;
+}
+
+export interface SiteverifyDeps {
+  em: EntityManager;
+  stores: Stores;
+  tokenKey: Buffer;
+  now: () => number;
+}
+
+export function failure(...codes: SiteverifyErrorCode[]): Verdict {
+  return { success: false, 'error-codes': codes };
+}
+
+function successFrom(claims: TokenClaims): Verdict {
+  return {
+    success: true,
+    challenge_ts: new Date(claims.iat).toISOString(),
+    hostname: claims.hostname,
+    'error-codes': [],
+    action: claims.action,
+    cdata: claims.cdata,
+    ...(claims.kind === 'v3' && claims.score !== null ? { score: claims.score } : {}),
+  };
+}
+
+/** What the test secrets answer (see test-keys.ts). */
+function testVerdict(kind: 'pass' | 'fail' | 'spent', now: number): Verdict {
+  if (kind === 'fail') return failure('invalid-input-response');
+  if (kind === 'spent') return failure('timeout-or-duplicate');
+  return { success: true, challenge_ts: new Date(now).toISOString(), hostname: 'example.com', 'error-codes': [], action: null, cdata: null };
+}
+
+/**
+ * The one-time token verifier behind both siteverify paths. Checks, in this order:
+ * 1. secret present, 2. response present, 3. secret known (test secrets answer at once),
+ * 4. token opens under our key and is at most 2048 characters, 5. token belongs to the
+ * secret's site (and to `sitekey` when given), 6. not expired (300 s), 7. with an
+ * idempotency key, a verdict already given for it and this token is repeated, 8. the token
+ * is redeemed atomically (SET NX): only the first redemption succeeds. Any store failure
+ * answers `internal-error`, never a success.
+ */
+export async function verifyToken(deps: SiteverifyDeps, input: SiteverifyInput): Promise<Verdict> {
+  const secret = input.secret?.trim();
+  const response = input.response?.trim();
+  if (!secret) return failure('missing-input-secret', ...(response ? [] : (['missing-input-response'] as const)));
+  if (!response) return failure('missing-input-response');
+  const testKind = testSecretKind(secret);
+  if (testKind) return testVerdict(testKind, deps.now());
+
+  const site = await siteBySecret(deps.em, secret);
+  if (!site) return failure('invalid-input-secret');
+  if (response.length > MAX_TOKEN_LENGTH) return failure('invalid-input-response');
+  const opened = openToken(response, deps.tokenKey);
+  if (!opened.ok) return failure('invalid-input-response');
+  const claims = opened.claims;
+  if (claims.site !== site.sitekey || (input.sitekey && input.sitekey !== site.sitekey)) return failure('invalid-input-response');
+  const now = deps.now();
+  if (isExpired(claims, now)) return failure('timeout-or-duplicate');
+
+  const remainingMs = claims.iat + TOKEN_TTL_MS - now;
+  // Spent marks outlive the token by a margin, so clock steps cannot reopen it.
+  const markTtl = Math.max(1000, remainingMs) + 60_000;
+  const verdictKey = input.idempotency_key ? `${site.sitekey}:${input.idempotency_key}:${claims.id}` : undefined;
+  try {
+    if (verdictKey) {
+      const earlier = await deps.stores.spentTokens.recallVerdict(verdictKey);
+      if (earlier) return earlier as Verdict;
+    }
+    if (!(await deps.stores.spentTokens.redeem(claims.id, markTtl))) {
+      // A retry racing the first call with the same key may find its verdict now.
+      const earlier = verdictKey ? await deps.stores.spentTokens.recallVerdict(verdictKey) : null;
+      return (earlier as Verdict | null) ?? failure('timeout-or-duplicate');
+    }
+    const verdict = successFrom(claims);
+    if (verdictKey) await deps.stores.spentTokens.rememberVerdict(verdictKey, verdict, markTtl);
+    return verdict;
+  } catch {
+    return failure('internal-error');
+  }
+}

@@ -1,0 +1,27 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { UserSchema } from './user.entity.ts';
+
+/**
+ * A site using the challenge service: a public sitekey, a secret (stored as SHA-256 with a
+ * lookup prefix, like API keys; it is high-entropy) and the origins its pages run on.
+ */
+export const SiteSchema = defineEntity({
+  name: 'Site',
+  tableName: 'sites',
+  indexes: [{ properties: ['owner', 'id'] }],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    owner: p.manyToOne(UserSchema).deleteRule('cascade'),
+    name: p.string().length(200),
+    sitekey: p.string().length(64).unique(),
+    secretPrefix: p.string().length(16).unique(),
+    secretHash: p.string().length(64),
+    /** Normalised origins: `scheme://host[:port]`, or `scheme://*.domain` for subdomains. */
+    origins: p.json<string[]>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    secretRotatedAt: p.datetime().nullable(),
+  },
+});
+
+export type Site = InferEntity<typeof SiteSchema>;

@@ -1,0 +1,97 @@
+/**
+ * AnalysisPool: bounded concurrency, bounded queue, immediate SaturatedError beyond.
+ */
+import { describe, expect, it } from 'vitest';
+import { AnalysisPool, SaturatedError } from '../../src/analyzer/index.ts';
+
+/** A task that finishes when its `release` is called. */
+function gate<T>(value: T): { task: () => Promise<T>; release: () => void; started: () => boolean } {
+  let release!: () => void;
+  let started = false;
+  const done = new Promise<void>((resolve) => (release = resolve));
+  return {
+    task: async () => {
+      started = true;
+      await done;
+      return value;
+    },
+    release: () => release(),
+    started: () => started,
+  };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('AnalysisPool', () => {
+  it('runs at most `concurrency` tasks and queues the rest in order', async () => {
+    const pool = new AnalysisPool(2, 10);
+    const gates = [gate(0), gate(1), gate(2), gate(3)];
+    const results = gates.map((g) => pool.run(g.task));
+    await tick();
+    expect(gates.map((g) => g.started())).toEqual([true, true, false, false]);
+    expect([pool.active, pool.queued]).toEqual([2, 2]);
+    gates[1]!.release();
+    await tick();
+    expect(gates.map((g) => g.started())).toEqual([true, true, true, false]);
+    expect([pool.active, pool.queued]).toEqual([2, 1]);
+    for (const g of gates) g.release();
+    expect(await Promise.all(results)).toEqual([0, 1, 2, 3]);
+    expect([pool.active, pool.queued]).toEqual([0, 0]);
+  });
+
+  it('never exceeds the limit under load', async () => {
+    const pool = new AnalysisPool(3, 100);
+    let running = 0;
+    let peak = 0;
+    const task = async (): Promise<void> => {
+      running++;
+      peak = Math.max(peak, running);
+      for (let i = 0; i < 3; i++) await tick();
+      running--;
+    };
+    await Promise.all(Array.from({ length: 40 }, () => pool.run(task)));
+    expect(peak).toBe(3);
+  });
+
+  it('rejects at once with SaturatedError when running and queued slots are full', async () => {
+    const pool = new AnalysisPool(1, 1);
+    const a = gate('a');
+    const b = gate('b');
+    const pa = pool.run(a.task);
+    const pb = pool.run(b.task);
+    const err = await pool.run(async () => 'c').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SaturatedError);
+    expect((err as SaturatedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(Number.isInteger((err as SaturatedError).retryAfterSeconds)).toBe(true);
+    expect([pool.active, pool.queued]).toEqual([1, 1]);
+    a.release();
+    b.release();
+    expect(await Promise.all([pa, pb])).toEqual(['a', 'b']);
+    expect(await pool.run(async () => 'd')).toBe('d');
+  });
+
+  it('maxQueue 0 means no waiting at all', async () => {
+    const pool = new AnalysisPool(1, 0);
+    const a = gate(1);
+    const pa = pool.run(a.task);
+    await expect(pool.run(async () => 2)).rejects.toBeInstanceOf(SaturatedError);
+    a.release();
+    await pa;
+  });
+
+  it('frees the slot when a task fails', async () => {
+    const pool = new AnalysisPool(1, 1);
+    const failing = pool.run(async () => {
+      throw new Error('boom');
+    });
+    const next = pool.run(async () => 'ok');
+    await expect(failing).rejects.toThrow('boom');
+    expect(await next).toBe('ok');
+    expect(pool.active).toBe(0);
+  });
+
+  it('validates its arguments', () => {
+    expect(() => new AnalysisPool(0, 1)).toThrow(RangeError);
+    expect(() => new AnalysisPool(1, -1)).toThrow(RangeError);
+  });
+});
