@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError } from '../src/errors.ts';
+import { toErrorResponse } from './errors.ts';
 
 const exposed = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id';
 
@@ -21,7 +21,7 @@ export function browserCors(): Middleware {
     try {
       await next();
     } catch (err) {
-      if (!(err instanceof AppError && err.code === 'FORBIDDEN')) allow();
+      if (toErrorResponse(err).status !== 403) allow();
       throw err;
     }
     if (ctx.status !== 403) allow();

@@ -1,0 +1,262 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { randomInt } from 'node:crypto';
+import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import { request } from '../helpers/http.ts';
+import { browser, createTestSite, siteverify } from '../helpers/captcha.ts';
+import { TEST_ANSWER, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { solvePow } from '../../src/captcha/pow.ts';
+
+let services: TestServices;
+let server: TestServer;
+let site: { sitekey: string; secret: string };
+let wild: { sitekey: string; secret: string };
+const ORIGIN = 'https://shop.example';
+
+beforeAll(async () => {
+  services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+  server = await startTestServer(services);
+  site = await createTestSite(services, [ORIGIN, 'http://localhost:8080']);
+  wild = await createTestSite(services, ['https://*.example.org']);
+});
+afterAll(async () => {
+  await server?.close();
+  await services?.cleanup();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A fresh client address per call, so risk rates and limits of one test do not leak into another. */
+const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+/** `origin` null sends no Origin header at all. */
+const post = (path: string, json: unknown, origin: string | null = ORIGIN, from = ip()) =>
+  request(`${server.url}${path}`, { method: 'POST', headers: browser(origin ?? undefined, from), json });
+
+describe('origin rule and CORS', () => {
+  it('accepts a registered origin and answers with CORS headers', async () => {
+    const res = await post('/api/v1/challenges', { sitekey: site.sitekey });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(res.headers.get('vary')).toMatch(/Origin/);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    const other = await post('/api/v1/challenges', { sitekey: site.sitekey }, 'http://localhost:8080');
+    expect(other.status).toBe(201);
+  });
+
+  it.each([
+    ['missing', null],
+    ['foreign', 'https://evil.example'],
+    ['same host, other scheme', 'http://shop.example'],
+    ['same host, other port', 'https://shop.example:8443'],
+    ['opaque', 'null'],
+  ])('refuses a %s origin with 403 and no CORS grant', async (_name, origin) => {
+    const res = await post('/api/v1/challenges', { sitekey: site.sitekey }, origin);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ message: expect.any(String), status: 403 });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses an unknown sitekey the same way as a foreign origin', async () => {
+    const res = await post('/api/v3/challenges', { sitekey: 'sk_nope', action: 'x' });
+    expect(res.status).toBe(403);
+  });
+
+  it('matches wildcard origins on subdomains only, with the same scheme', async () => {
+    for (const origin of ['https://a.example.org', 'https://deep.a.example.org']) {
+      expect((await post('/api/v1/challenges', { sitekey: wild.sitekey }, origin)).status, origin).toBe(201);
+    }
+    for (const origin of ['https://example.org', 'http://a.example.org', 'https://a.example.org.evil.com', 'https://aexample.org']) {
+      expect((await post('/api/v1/challenges', { sitekey: wild.sitekey }, origin)).status, origin).toBe(403);
+    }
+  });
+
+  it('checks the origin of the challenge’s site on routes for an existing challenge', async () => {
+    const created = await post('/api/v1/challenges', { sitekey: site.sitekey });
+    const id = created.body.challenge;
+    const foreign = 'https://evil.example';
+    expect((await fetch(`${server.url}/api/v1/challenges/${id}/asset`, { headers: browser(foreign, ip()) })).status).toBe(403);
+    expect((await post(`/api/v1/challenges/${id}/verify`, { answer: 'AAAAA' }, foreign)).status).toBe(403);
+    expect((await post(`/api/v1/challenges/${id}/regenerate`, {}, foreign)).status).toBe(403);
+    expect((await post(`/api/v1/challenges/${id}/verify`, { answer: 'AAAAA' }, null)).status).toBe(403);
+  });
+
+  it('answers preflights for every browser route', async () => {
+    for (const path of ['/api/v1/challenges', '/api/v1/challenges/x/verify', '/api/v1/challenges/x/asset', '/api/v2/challenges', '/api/v3/challenges']) {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+      });
+      expect(res.status, path).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+      expect(res.headers.get('access-control-allow-headers')).toMatch(/Content-Type/i);
+      expect(res.headers.get('access-control-allow-methods')).toMatch(/OPTIONS/);
+    }
+  });
+
+  it('answers 422 for bad input and 415 for other content types', async () => {
+    expect((await post('/api/v1/challenges', {})).status).toBe(422);
+    expect((await post('/api/v3/challenges', { sitekey: site.sitekey })).body.errors.action).toBeDefined();
+    expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'bad action!' })).status).toBe(422);
+    const res = await fetch(`${server.url}/api/v1/challenges`, {
+      method: 'POST',
+      headers: { ...browser(ORIGIN, ip()), 'Content-Type': 'text/plain' },
+      body: 'sitekey=x',
+    });
+    expect(res.status).toBe(415);
+  });
+});
+
+describe('v1 explicit challenge', () => {
+  it('serves a PNG asset that is never cached', async () => {
+    const created = await post('/api/v1/challenges', { sitekey: site.sitekey });
+    expect(created.body).toMatchObject({ kind: 'v1', attempts_left: 3, regenerations_left: 5 });
+    const res = await fetch(`${server.url}${created.body.asset_url}`, { headers: browser(ORIGIN, ip()) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const png = Buffer.from(await res.arrayBuffer());
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+  });
+
+  it('issues a token for the right answer (case-insensitive), once', async () => {
+    const created = await post('/api/v1/challenges', { sitekey: TEST_SITEKEYS.pass, action: 'signup', cdata: 'order-7' });
+    const id = created.body.challenge;
+    const right = await post(`/api/v1/challenges/${id}/verify`, { answer: TEST_ANSWER.toLowerCase() });
+    expect(right.status).toBe(200);
+    expect(right.body).toEqual({ success: true, token: expect.any(String), expires_at: expect.any(String) });
+    // The challenge is spent: it cannot give a second token.
+    expect((await post(`/api/v1/challenges/${id}/verify`, { answer: TEST_ANSWER })).status).toBe(404);
+  });
+
+  it('counts wrong answers and spends the challenge after three', async () => {
+    const id = (await post('/api/v1/challenges', { sitekey: TEST_SITEKEYS.pass })).body.challenge;
+    const first = await post(`/api/v1/challenges/${id}/verify`, { answer: 'WRONG' });
+    expect(first.body).toEqual({ success: false, error: 'wrong-answer', attempts_left: 2 });
+    expect((await post(`/api/v1/challenges/${id}/verify`, { answer: 'WRONG' })).body.attempts_left).toBe(1);
+    expect((await post(`/api/v1/challenges/${id}/verify`, { answer: 'WRONG' })).body).toEqual({ success: false, error: 'challenge-spent', attempts_left: 0 });
+    expect((await post(`/api/v1/challenges/${id}/verify`, { answer: TEST_ANSWER })).status).toBe(404);
+  });
+
+  it('never lets parallel guesses exceed the attempt limit', async () => {
+    const id = (await post('/api/v1/challenges', { sitekey: TEST_SITEKEYS.pass })).body.challenge;
+    const answers = [...Array.from({ length: 11 }, () => 'WRONG'), TEST_ANSWER];
+    const results = await Promise.all(answers.map((answer) => post(`/api/v1/challenges/${id}/verify`, { answer })));
+    const counted = results.filter((r) => r.status === 200 && (r.body.success || r.body.error === 'wrong-answer'));
+    expect(counted.length).toBeLessThanOrEqual(3);
+    expect(results.filter((r) => r.body.success === true).length).toBeLessThanOrEqual(1);
+  });
+
+  it('regenerates at most five times, with a new answer each time', async () => {
+    const created = await post('/api/v1/challenges', { sitekey: site.sitekey });
+    const id = created.body.challenge;
+    const assets = new Set<string>();
+    for (let i = 1; i <= 5; i++) {
+      const res = await post(`/api/v1/challenges/${id}/regenerate`, {});
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ challenge: id, regenerations_left: 5 - i, attempts_left: 3 });
+      assets.add(res.body.asset_url);
+    }
+    expect(assets.size).toBe(5);
+    const refused = await post(`/api/v1/challenges/${id}/regenerate`, {});
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors.challenge).toBeDefined();
+  });
+
+  it('expires after ten minutes', async () => {
+    const id = (await post('/api/v1/challenges', { sitekey: TEST_SITEKEYS.pass })).body.challenge;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 10 * 60_000 + 1000);
+    expect((await post(`/api/v1/challenges/${id}/verify`, { answer: TEST_ANSWER })).status).toBe(404);
+    expect((await fetch(`${server.url}/api/v1/challenges/${id}/asset`, { headers: browser(ORIGIN, ip()) })).status).toBe(404);
+  });
+
+  it('answers 404 for an unknown challenge', async () => {
+    expect((await post('/api/v1/challenges/nope/verify', { answer: 'X' })).status).toBe(404);
+    expect((await post('/api/v1/challenges/nope/regenerate', {})).status).toBe(404);
+  });
+});
+
+describe('v2 managed challenge', () => {
+  const human = { webdriver: false, time_on_page_ms: 8000, interactions: 6 };
+
+  it('passes an ordinary browser at once with a token', async () => {
+    const res = await post('/api/v2/challenges', { sitekey: site.sitekey, action: 'login', telemetry: human });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ outcome: 'pass', token: expect.any(String), expires_at: expect.any(String) });
+    const verdict = await siteverify(server.url, { secret: site.secret, response: res.body.token });
+    expect(verdict.body).toMatchObject({ success: true, action: 'login', hostname: 'shop.example' });
+    expect(verdict.body).not.toHaveProperty('score');
+  });
+
+  it('asks a doubtful client for proof of work and accepts a right proof once', async () => {
+    const res = await request(`${server.url}/api/v2/challenges`, {
+      method: 'POST',
+      headers: { ...browser(ORIGIN, ip()), Referer: 'https://elsewhere.example/page' },
+      json: { sitekey: site.sitekey },
+    });
+    expect(res.body).toMatchObject({ outcome: 'pow', challenge: expect.any(String), salt: expect.any(String) });
+    expect(res.body.difficulty).toBeGreaterThanOrEqual(12);
+    expect(res.body.difficulty).toBeLessThanOrEqual(20);
+    const { challenge, salt, difficulty } = res.body;
+
+    const wrong = await post(`/api/v2/challenges/${challenge}/verify`, { nonce: '0' });
+    expect(wrong.status).toBe(200);
+    expect(wrong.body).toEqual({ success: false, error: 'invalid-proof', attempts_left: 2 });
+
+    const nonce = solvePow(salt, difficulty);
+    const right = await post(`/api/v2/challenges/${challenge}/verify`, { nonce });
+    expect(right.body).toEqual({ success: true, token: expect.any(String), expires_at: expect.any(String) });
+    // A reused proof finds no challenge.
+    expect((await post(`/api/v2/challenges/${challenge}/verify`, { nonce })).status).toBe(404);
+    expect((await siteverify(server.url, { secret: site.secret, response: right.body.token })).body.success).toBe(true);
+  });
+
+  it('refuses a stale proof', async () => {
+    const res = await request(`${server.url}/api/v2/challenges`, {
+      method: 'POST',
+      headers: { ...browser(ORIGIN, ip()), Referer: 'https://elsewhere.example/page' },
+      json: { sitekey: site.sitekey },
+    });
+    const nonce = solvePow(res.body.salt, res.body.difficulty);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 3 * 60_000);
+    expect((await post(`/api/v2/challenges/${res.body.challenge}/verify`, { nonce })).status).toBe(404);
+  });
+
+  it('escalates an automated client to an image challenge', async () => {
+    const res = await post('/api/v2/challenges', { sitekey: site.sitekey, telemetry: { webdriver: true, time_on_page_ms: 100, interactions: 0 } });
+    expect(res.body.outcome).toBe('challenge');
+    expect(res.body.challenge).toMatchObject({ kind: 'v1', attempts_left: 3, asset_url: expect.stringContaining('/asset') });
+  });
+
+  it('follows the test sitekeys', async () => {
+    expect((await post('/api/v2/challenges', { sitekey: TEST_SITEKEYS.pass }, 'https://anything.test')).body.outcome).toBe('pass');
+    const forced = await post('/api/v2/challenges', { sitekey: TEST_SITEKEYS.interactive }, 'https://anything.test');
+    expect(forced.body.outcome).toBe('challenge');
+    const solved = await post(`/api/v1/challenges/${forced.body.challenge.challenge}/verify`, { answer: TEST_ANSWER }, 'https://anything.test');
+    expect(solved.body.success).toBe(true);
+    const blocked = await post('/api/v2/challenges', { sitekey: TEST_SITEKEYS.block }, 'https://anything.test');
+    expect(blocked.body.outcome).toBe('challenge');
+    const never = await post(`/api/v1/challenges/${blocked.body.challenge.challenge}/verify`, { answer: TEST_ANSWER }, 'https://anything.test');
+    expect(never.body.success).toBe(false);
+  });
+});
+
+describe('v3 score token', () => {
+  it('returns only an opaque token; siteverify reveals the score and action', async () => {
+    const res = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'checkout', telemetry: { interactions: 4, time_on_page_ms: 9000 } });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(['expires_at', 'token']);
+    expect(res.text).not.toMatch(/score/i);
+    const verdict = await siteverify(server.url, { secret: site.secret, response: res.body.token });
+    expect(verdict.body).toMatchObject({ success: true, action: 'checkout', hostname: 'shop.example', 'error-codes': [] });
+    expect(verdict.body.score).toBeGreaterThan(0.5);
+    expect(verdict.body.score).toBeLessThanOrEqual(1);
+  });
+
+  it('scores an automated client low', async () => {
+    const res = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'checkout', telemetry: { webdriver: true } });
+    const verdict = await siteverify(server.url, { secret: site.secret, response: res.body.token });
+    expect(verdict.body.score).toBeLessThan(0.5);
+  });
+});
