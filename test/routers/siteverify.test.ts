@@ -1,0 +1,168 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { randomInt } from 'node:crypto';
+import { openTestServices, startTestServer, TEST_REDIS_URL, type TestServer, type TestServices } from '../helpers/services.ts';
+import { request } from '../helpers/http.ts';
+import { browser, createTestSite, siteverify } from '../helpers/captcha.ts';
+import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { openToken, sealToken } from '../../src/captcha/tokens.ts';
+
+let services: TestServices;
+let server: TestServer;
+let shop: { sitekey: string; secret: string };
+let blog: { sitekey: string; secret: string };
+
+beforeAll(async () => {
+  services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+  server = await startTestServer(services);
+  shop = await createTestSite(services, ['https://shop.example']);
+  blog = await createTestSite(services, ['https://blog.example']);
+});
+afterAll(async () => {
+  await server?.close();
+  await services?.cleanup();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+
+/** A fresh v3 token for the shop, through the real browser route. */
+async function token(sitekey = shop.sitekey, origin = 'https://shop.example', action = 'login'): Promise<string> {
+  const res = await request(`${server.url}/api/v3/challenges`, {
+    method: 'POST',
+    headers: browser(origin, ip()),
+    json: { sitekey, action, cdata: 'session-42' },
+  });
+  expect(res.status).toBe(201);
+  return res.body.token;
+}
+
+describe('siteverify', () => {
+  it('answers in the Turnstile/reCAPTCHA shape on both paths, JSON or form', async () => {
+    const viaJson = await siteverify(server.url, { secret: shop.secret, response: await token() }, '/api/siteverify');
+    expect(viaJson.status).toBe(200);
+    expect(viaJson.body).toEqual({
+      success: true,
+      challenge_ts: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      hostname: 'shop.example',
+      'error-codes': [],
+      action: 'login',
+      cdata: 'session-42',
+      score: expect.any(Number),
+    });
+    const viaForm = await request(`${server.url}/api/v1/siteverify`, {
+      method: 'POST',
+      form: { secret: shop.secret, response: await token(), remoteip: '203.0.113.9' },
+    });
+    expect(viaForm.body.success).toBe(true);
+  });
+
+  it('redeems a token once; a replay is timeout-or-duplicate', async () => {
+    const t = await token();
+    expect((await siteverify(server.url, { secret: shop.secret, response: t })).body.success).toBe(true);
+    const replay = await siteverify(server.url, { secret: shop.secret, response: t }, '/api/siteverify');
+    expect(replay.body).toEqual({ success: false, 'error-codes': ['timeout-or-duplicate'] });
+  });
+
+  it.each([
+    ['no secret', () => ({ response: 'x' }), ['missing-input-secret']],
+    ['nothing', () => ({}), ['missing-input-secret', 'missing-input-response']],
+    ['no response', () => ({ secret: shop.secret }), ['missing-input-response']],
+    ['an unknown secret', () => ({ secret: 'sec_0000000000_' + 'A'.repeat(43), response: 'x' }), ['invalid-input-secret']],
+    ['a garbage secret', () => ({ secret: 'hunter2', response: 'x' }), ['invalid-input-secret']],
+    ['a garbage response', () => ({ secret: shop.secret, response: 'not-a-token' }), ['invalid-input-response']],
+    ['an oversized response', () => ({ secret: shop.secret, response: 'A'.repeat(3000) }), ['invalid-input-response']],
+  ])('answers %s with its error code', async (_name, body, codes) => {
+    const res = await siteverify(server.url, body() as Record<string, string>);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: false, 'error-codes': codes });
+  });
+
+  it('refuses tampered and truncated tokens', async () => {
+    const t = await token();
+    const flipped = t.slice(0, 20) + (t[20] === 'A' ? 'B' : 'A') + t.slice(21);
+    for (const bad of [flipped, t.slice(0, -4), t.slice(0, 30), t + 'A']) {
+      expect((await siteverify(server.url, { secret: shop.secret, response: bad })).body['error-codes']).toEqual(['invalid-input-response']);
+    }
+    // The untouched token still works: refusals do not spend it.
+    expect((await siteverify(server.url, { secret: shop.secret, response: t })).body.success).toBe(true);
+  });
+
+  it('refuses a token of another site, and a sitekey that does not match', async () => {
+    const foreign = await siteverify(server.url, { secret: blog.secret, response: await token() });
+    expect(foreign.body['error-codes']).toEqual(['invalid-input-response']);
+    const mismatch = await siteverify(server.url, { secret: shop.secret, response: await token(), sitekey: blog.sitekey });
+    expect(mismatch.body['error-codes']).toEqual(['invalid-input-response']);
+    const matching = await siteverify(server.url, { secret: shop.secret, response: await token(), sitekey: shop.sitekey });
+    expect(matching.body.success).toBe(true);
+  });
+
+  it('refuses a token sealed under another key', async () => {
+    const t = await token();
+    const opened = openToken(t, services.config.tokenKey!);
+    expect(opened.ok).toBe(true);
+    if (!opened.ok) return;
+    const forged = sealToken(opened.claims, Buffer.alloc(32, 1));
+    expect((await siteverify(server.url, { secret: shop.secret, response: forged })).body['error-codes']).toEqual(['invalid-input-response']);
+  });
+
+  it('refuses an expired token (older than 300 s)', async () => {
+    const t = await token();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 301_000);
+    expect((await siteverify(server.url, { secret: shop.secret, response: t })).body['error-codes']).toEqual(['timeout-or-duplicate']);
+  });
+
+  it('repeats the first verdict for a retry with the same idempotency key', async () => {
+    const t = await token();
+    const first = await siteverify(server.url, { secret: shop.secret, response: t, idempotency_key: 'retry-1' });
+    const retry = await siteverify(server.url, { secret: shop.secret, response: t, idempotency_key: 'retry-1' });
+    expect(first.body.success).toBe(true);
+    expect(retry.body).toEqual(first.body);
+    const otherKey = await siteverify(server.url, { secret: shop.secret, response: t, idempotency_key: 'retry-2' });
+    expect(otherKey.body['error-codes']).toEqual(['timeout-or-duplicate']);
+    const noKey = await siteverify(server.url, { secret: shop.secret, response: t });
+    expect(noKey.body['error-codes']).toEqual(['timeout-or-duplicate']);
+  });
+
+  it('answers bad-request for a malformed or mistyped body, never 4xx or 5xx', async () => {
+    const malformed = await request(`${server.url}/api/v1/siteverify`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"secret":' });
+    expect(malformed.status).toBe(200);
+    expect(malformed.body).toEqual({ success: false, 'error-codes': ['bad-request'] });
+    const mistyped = await request(`${server.url}/api/v1/siteverify`, { method: 'POST', json: { secret: ['a'], response: { x: 1 } } });
+    expect(mistyped.body).toEqual({ success: false, 'error-codes': ['bad-request'] });
+    const wrongType = await request(`${server.url}/api/v1/siteverify`, { method: 'POST', headers: { 'Content-Type': 'text/xml' }, body: '<x/>' });
+    expect(wrongType.body).toEqual({ success: false, 'error-codes': ['bad-request'] });
+  });
+
+  it('runs 50 concurrent redemptions of one token to exactly one success', async () => {
+    const t = await token();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => siteverify(server.url, { secret: shop.secret, response: t })),
+    );
+    expect(results.filter((r) => r.body.success === true)).toHaveLength(1);
+    expect(results.filter((r) => r.body['error-codes']?.[0] === 'timeout-or-duplicate')).toHaveLength(49);
+    expect(services.stores.kind).toBe(TEST_REDIS_URL ? 'redis' : 'memory');
+  });
+});
+
+describe('test keys', () => {
+  it('answers by test secret whatever the response', async () => {
+    expect((await siteverify(server.url, { secret: TEST_SECRETS.pass, response: 'XXXX.DUMMY.TOKEN.XXXX' })).body).toMatchObject({ success: true, 'error-codes': [] });
+    expect((await siteverify(server.url, { secret: TEST_SECRETS.fail, response: 'anything' })).body['error-codes']).toEqual(['invalid-input-response']);
+    expect((await siteverify(server.url, { secret: TEST_SECRETS.spent, response: 'anything' })).body['error-codes']).toEqual(['timeout-or-duplicate']);
+  });
+
+  it('issues tokens on any origin for test sitekeys; v3 scores 0.9 (pass) and 0 (block)', async () => {
+    const passing = await token(TEST_SITEKEYS.pass, 'http://localhost:5173');
+    const blocked = await token(TEST_SITEKEYS.block, 'http://localhost:5173');
+    // Tokens of test sitekeys belong to no real site: a real secret refuses them.
+    expect((await siteverify(server.url, { secret: shop.secret, response: passing })).body['error-codes']).toEqual(['invalid-input-response']);
+    const key = services.config.tokenKey!;
+    const p = openToken(passing, key);
+    const b = openToken(blocked, key);
+    expect(p.ok && p.claims.score).toBe(0.9);
+    expect(b.ok && b.claims.score).toBe(0);
+  });
+});
