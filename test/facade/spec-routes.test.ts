@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildRouteTable } from '../../facade/route-table.ts';
+import { appRouter } from '../../routers/root.ts';
+
+/** SPEC.md's endpoint tables (section 4) and limits (section 8), as the spec states them. */
+const specRoutes = [
+  'GET /api/v1/projects',
+  'DELETE /api/v1/projects/{project}',
+  'GET /api/v1/reports',
+  'GET /api/v1/reports/{id}',
+  'POST /api/v1/reports',
+  'PUT /api/v1/reports/{id}',
+  'DELETE /api/v1/reports/{id}',
+  'POST /api/v1/challenges',
+  'GET /api/v1/challenges/{challenge}/asset',
+  'POST /api/v1/challenges/{challenge}/verify',
+  'POST /api/v1/challenges/{challenge}/regenerate',
+  'POST /api/v2/challenges',
+  'POST /api/v2/challenges/{challenge}/verify',
+  'POST /api/v3/challenges',
+  'POST /api/siteverify',
+  'POST /api/v1/siteverify',
+];
+const specLimits: Record<string, number> = {
+  'POST /api/v1/challenges': 60,
+  'GET /api/v1/challenges/{challenge}/asset': 120,
+  'POST /api/v1/challenges/{challenge}/verify': 60,
+  'POST /api/v1/challenges/{challenge}/regenerate': 30,
+  'POST /api/v2/challenges': 60,
+  'POST /api/v2/challenges/{challenge}/verify': 60,
+  'POST /api/v3/challenges': 60,
+  'POST /api/siteverify': 120,
+  'POST /api/v1/siteverify': 120,
+};
+/** Routes beyond the spec, each required by an issue. */
+const extraRoutes = ['GET /api/v1/account'];
+
+const specFile = path.resolve(import.meta.dirname, '../../../shared/SPEC.md');
+
+/** Reads `| METHOD | /path |` rows and the `| METHOD /path | N/minute |` limit rows out of SPEC.md. */
+function parseSpec(text: string) {
+  const routes = new Set<string>();
+  const limits: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const route = /^\|\s*(GET|POST|PUT|DELETE|PATCH)\s*\|\s*(\/[^\s|]+)\s*\|/.exec(line);
+    if (route) routes.add(`${route[1]} ${route[2]}`);
+    const limit = /^\|\s*(GET|POST|PUT|DELETE|PATCH) (\/[^\s|]+)\s*\|\s*(\d+)\/minute\s*\|/.exec(line);
+    if (limit) limits[`${limit[1]} ${limit[2]}`] = Number(limit[3]);
+  }
+  return { routes: [...routes].sort(), limits };
+}
+
+describe('the mounted route table', () => {
+  const table = buildRouteTable(appRouter);
+  const mounted = table.map((r) => `${r.method} ${r.path}`).sort();
+
+  it('equals the spec’s routes, route for route (plus the issue-required account route)', () => {
+    expect(mounted).toEqual([...specRoutes, ...extraRoutes].sort());
+  });
+
+  it('carries the spec’s rate limit on every challenge route', () => {
+    const actual = Object.fromEntries(
+      table.filter((r) => r.meta.rateLimit).map((r) => [`${r.method} ${r.path}`, r.meta.rateLimit!.max]),
+    );
+    expect(actual).toEqual(specLimits);
+    for (const r of table.filter((r) => r.meta.rateLimit)) expect(r.meta.rateLimit!.windowMs).toBe(60_000);
+  });
+
+  it.runIf(existsSync(specFile))('matches SPEC.md as it stands beside the repository', () => {
+    const spec = parseSpec(readFileSync(specFile, 'utf8'));
+    expect(spec.routes).toEqual([...specRoutes].sort());
+    expect(spec.limits).toEqual(specLimits);
+  });
+});
