@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import { request } from '../helpers/http.ts';
+import { browser, createTestSite, siteverify } from '../helpers/captcha.ts';
+import { hasRedisServer, privateRedis } from '../helpers/redis-server.ts';
+
+// Needs a redis-server binary to stop and start; CI has one and must run this.
+const runnable = hasRedisServer() || Boolean(process.env.CI);
+
+describe.runIf(runnable)('Redis stopped during a run', () => {
+  let redis: Awaited<ReturnType<typeof privateRedis>>;
+  let services: TestServices;
+  let server: TestServer;
+  let site: { sitekey: string; secret: string };
+  let key: string;
+  const origin = 'https://shop.example';
+
+  beforeAll(async () => {
+    redis = await privateRedis();
+    services = await openTestServices({ env: { REDIS_URL: redis.url } });
+    expect(services.stores.kind).toBe('redis');
+    server = await startTestServer(services);
+    site = await createTestSite(services, [origin]);
+    key = (await createKeyedUser(services, 'outage')).key;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await services?.cleanup();
+    await redis?.stop();
+  });
+
+  const v3 = () => request(`${server.url}/api/v3/challenges`, { method: 'POST', headers: browser(origin), json: { sitekey: site.sitekey, action: 'a' } });
+
+  it('fails closed, keeps area A serving, and recovers without a restart', async () => {
+    const before = await v3();
+    expect(before.status).toBe(201);
+    const unspent = before.body.token;
+
+    await redis.stop();
+
+    const verdict = await siteverify(server.url, { secret: site.secret, response: unspent });
+    expect(verdict.status).toBe(200);
+    expect(verdict.body).toEqual({ success: false, 'error-codes': ['internal-error'] });
+
+    const challenge = await v3();
+    expect(challenge.status).toBe(503);
+    expect(challenge.body).toEqual({ message: expect.any(String), status: 503 });
+    expect(challenge.headers.get('retry-after')).toBeTruthy();
+
+    // Area A: the per-key limiter fails open, so the API keeps answering.
+    expect((await request(`${server.url}/api/v1/account`, { key })).status).toBe(200);
+    expect((await request(`${server.url}/readyz`)).status).toBe(503);
+
+    await redis.start();
+    let recovered = 0;
+    for (let i = 0; i < 100 && recovered !== 201; i++) {
+      recovered = (await v3()).status;
+      if (recovered !== 201) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(recovered).toBe(201);
+    // The token that could not be verified during the outage was never spent: it works now.
+    expect((await siteverify(server.url, { secret: site.secret, response: unspent })).body.success).toBe(true);
+    expect((await request(`${server.url}/readyz`)).status).toBe(200);
+  }, 60_000);
+});
