@@ -4,6 +4,7 @@ import { createLogger } from './logger.ts';
 import { openServices, type OpenedServices } from './services.ts';
 import { createUser, describeUser, findUser } from './accounts/users.ts';
 import { createApiKey, describeApiKey, listApiKeys, revokeApiKey } from './accounts/api-keys.ts';
+import { createSite, deleteSite, describeSite, listSites, rotateSecret, updateSite } from './captcha/sites.ts';
 
 /** A CLI command: parsed flags and positionals in, exit code out. Output goes to stdout. */
 type Command = (s: OpenedServices, flags: Record<string, string | undefined>, args: string[]) => Promise<number>;
@@ -15,7 +16,14 @@ Commands:
   user:create --name NAME [--email EMAIL]  create a user
   key:create --user ID|EMAIL [--name NAME] create an API key (printed once)
   key:list [--user ID|EMAIL]               list API keys (prefixes, never secrets)
-  key:revoke ID|PREFIX                     revoke an API key`;
+  key:revoke ID|PREFIX                     revoke an API key
+  site:create --user ID|EMAIL --name NAME --origin ORIGIN [--origin ORIGIN ...]
+                                           register a site (secret printed once)
+  site:list --user ID|EMAIL                list a user's sites
+  site:update SITEKEY --user ID|EMAIL [--name NAME] [--origin ORIGIN ...]
+                                           rename a site or replace its origins
+  site:rotate SITEKEY --user ID|EMAIL      new secret (printed once); the old one stops working
+  site:delete SITEKEY --user ID|EMAIL      delete a site`;
 
 const commands: Record<string, Command> = {
   async migrate(s) {
@@ -57,7 +65,54 @@ const commands: Record<string, Command> = {
     console.log(JSON.stringify(describeApiKey(key)));
     return 0;
   },
+  async 'site:create'(s, flags) {
+    if (!flags.name || !flags.origin) return fail('--name and at least one --origin are required');
+    const user = await requireUser(s, flags.user);
+    if (!user) return 2;
+    const { site, secret } = await createSite(s.orm.em.fork(), user.id, { name: flags.name, origins: flags.origin.split(',') });
+    console.log(JSON.stringify(describeSite(site)));
+    console.log(`Site secret (shown once, keep it): ${secret}`);
+    return 0;
+  },
+  async 'site:list'(s, flags) {
+    const user = await requireUser(s, flags.user);
+    if (!user) return 2;
+    for (const site of await listSites(s.orm.em.fork(), user.id)) console.log(JSON.stringify(describeSite(site)));
+    return 0;
+  },
+  async 'site:update'(s, flags, args) {
+    const user = await requireUser(s, flags.user);
+    if (!user || !args[0]) return fail('give the sitekey and --user');
+    const site = await updateSite(s.orm.em.fork(), user.id, args[0], { name: flags.name, origins: flags.origin?.split(',') });
+    console.log(JSON.stringify(describeSite(site)));
+    return 0;
+  },
+  async 'site:rotate'(s, flags, args) {
+    const user = await requireUser(s, flags.user);
+    if (!user || !args[0]) return fail('give the sitekey and --user');
+    const { site, secret } = await rotateSecret(s.orm.em.fork(), user.id, args[0]);
+    console.log(JSON.stringify(describeSite(site)));
+    console.log(`Site secret (shown once, keep it): ${secret}`);
+    return 0;
+  },
+  async 'site:delete'(s, flags, args) {
+    const user = await requireUser(s, flags.user);
+    if (!user || !args[0]) return fail('give the sitekey and --user');
+    await deleteSite(s.orm.em.fork(), user.id, args[0]);
+    console.log(JSON.stringify({ sitekey: args[0], deleted: true }));
+    return 0;
+  },
 };
+
+async function requireUser(s: OpenedServices, idOrEmail: string | undefined) {
+  if (!idOrEmail) {
+    fail('--user is required');
+    return null;
+  }
+  const user = await findUser(s.orm.em.fork(), idOrEmail);
+  if (!user) fail(`no user ${idOrEmail}`);
+  return user;
+}
 
 function fail(message: string): number {
   console.error(`error: ${message}`);
