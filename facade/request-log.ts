@@ -14,12 +14,15 @@ export function requestLog(log: Logger): Middleware {
     const incoming = ctx.get('X-Request-Id');
     const requestId = acceptableId.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = log.child({ requestId });
+    // The child logger is made on first use: most requests log one line, at the end.
+    let child: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', { get: () => (child ??= log.child({ requestId })), configurable: true });
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     const done = () => {
       ctx.res.off('finish', done);
       ctx.res.off('close', done);
+      if (!log.isLevelEnabled('info')) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       ctx.state.log.info(
         { method: ctx.method, path: ctx.path, status: ctx.res.statusCode, ms: Math.round(ms * 10) / 10, ip: ctx.ip },

@@ -13,6 +13,9 @@ export interface SiteView {
   test: boolean;
 }
 
+/** How long a site looked up by sitekey or secret is trusted without asking the database. */
+const SITE_CACHE_MS = 5_000;
+
 const secretPattern = /^sec_([0-9a-f]{10})_([A-Za-z0-9_-]{43})$/;
 const unknownSecretHash = Buffer.alloc(32);
 
@@ -84,6 +87,7 @@ export async function updateSite(em: EntityManager, ownerId: number, sitekey: st
 export async function rotateSecret(em: EntityManager, ownerId: number, sitekey: string) {
   const site = await ownSite(em, ownerId, sitekey);
   const { secret, prefix } = newSecret();
+  forgetSite(site);
   site.secretPrefix = prefix;
   site.secretHash = hashSecret(secret).toString('hex');
   site.secretRotatedAt = new Date();
@@ -94,23 +98,43 @@ export async function rotateSecret(em: EntityManager, ownerId: number, sitekey: 
 export async function deleteSite(em: EntityManager, ownerId: number, sitekey: string): Promise<void> {
   const site = await ownSite(em, ownerId, sitekey);
   await em.removeAndFlush(site);
-  siteCache.delete(sitekey);
+  forgetSite(site);
 }
 
-/** The site a secret belongs to, compared in constant time; null for an unknown secret. */
-export async function siteBySecret(em: EntityManager, secret: string): Promise<Site | null> {
+/**
+ * Siteverify resolves the secret on every call; known secrets are cached by their hash for
+ * `SITE_CACHE_MS` (rotation and deletion here drop the entry at once; another instance
+ * stops accepting an old secret within that time). Unknown secrets are not cached.
+ */
+const secretCache = new Map<string, { sitekey: string; until: number }>();
+
+/**
+ * The sitekey a secret belongs to, compared in constant time against the stored hash;
+ * null for an unknown secret.
+ */
+export async function siteBySecret(em: EntityManager, secret: string, now = Date.now()): Promise<{ sitekey: string } | null> {
+  const digest = hashSecret(secret);
+  const cacheKey = digest.toString('hex');
+  const cached = secretCache.get(cacheKey);
+  if (cached && cached.until > now) return { sitekey: cached.sitekey };
   const match = secretPattern.exec(secret);
-  const site = match ? await em.findOne(SiteSchema, { secretPrefix: match[1] }) : null;
+  const site = match ? await em.findOne(SiteSchema, { secretPrefix: match[1] }, { fields: ['sitekey', 'secretHash'] }) : null;
   const expected = site ? Buffer.from(site.secretHash, 'hex') : unknownSecretHash;
-  const same = timingSafeEqual(expected, hashSecret(secret));
-  return same && site ? site : null;
+  if (!timingSafeEqual(expected, digest) || !site) return null;
+  if (secretCache.size > 10_000) secretCache.clear();
+  secretCache.set(cacheKey, { sitekey: site.sitekey, until: now + SITE_CACHE_MS });
+  return { sitekey: site.sitekey };
+}
+
+function forgetSite(site: Site): void {
+  siteCache.delete(site.sitekey);
+  secretCache.delete(site.secretHash);
 }
 
 /**
  * Browser routes look sites up on every request; a short cache spares the database. Changes
  * made through this process apply at once, elsewhere within `SITE_CACHE_MS`.
  */
-const SITE_CACHE_MS = 5_000;
 const siteCache = new Map<string, { view: SiteView | null; until: number }>();
 
 export async function siteByKey(em: EntityManager, sitekey: string, now = Date.now()): Promise<SiteView | null> {

@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../routers/context.ts';
+import { AppError } from '../src/errors.ts';
+import { widgetBundle } from '../src/widget-build.ts';
+import { demoSiteFor } from '../src/demo/site.ts';
+import { isDemoMode, renderDemoPage, renderNoDemoPage, renderVerdictPage } from '../src/demo/page.ts';
+import { selfUrl, siteverifyOverHttp } from '../src/demo/verify.ts';
+import { bodyParser } from './body.ts';
+
+function html(ctx: Context, status: number, body: string, csp: string) {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Content-Security-Policy', `${csp}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`);
+  ctx.set('Referrer-Policy', 'strict-origin-when-cross-origin');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.body = body;
+}
+
+const loopbackOrigin = /^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/;
+
+/** The same origin under the other loopback name, so the demo embeds the widget cross-origin. */
+function otherLoopback(origin: string): string {
+  const url = new URL(origin);
+  url.hostname = url.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
+  return url.origin;
+}
+
+/**
+ * GET /widget.js (the bundled browser widget), GET /demo and POST /demo/verify.
+ *
+ * widget.js: built once at start (src/widget-build.ts), gzip when accepted, an ETag per
+ * encoding; cached for a day (`?v=<version>`, as the demo uses it, for a year, immutable).
+ * Any page may load it (CORS and CORP open).
+ */
+export function widgetRouter(services: Services): Router {
+  const r = new Router();
+  widgetBundle().catch((err) => services.log.error({ err }, 'building widget.js failed'));
+  const bundle = async () => {
+    try {
+      return await widgetBundle();
+    } catch {
+      throw new AppError('UNAVAILABLE', 'The widget is not available.', { retryAfter: 5 });
+    }
+  };
+
+  r.get('/widget.js', async (ctx) => {
+    const b = await bundle();
+    const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+    ctx.vary('Accept-Encoding');
+    ctx.set('Cache-Control', ctx.query.v === b.version ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800');
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.etag = gzip ? `${b.etag.slice(0, -1)}-gz"` : b.etag;
+    ctx.status = 200;
+    if (ctx.fresh) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = 'application/javascript; charset=utf-8';
+    if (gzip) ctx.set('Content-Encoding', 'gzip');
+    ctx.body = gzip ? b.gzip : b.code;
+  });
+
+  r.get('/demo', async (ctx) => {
+    const nonce = randomBytes(16).toString('base64');
+    const demo = demoSiteFor(services);
+    if (!demo) return html(ctx, 404, renderNoDemoPage(nonce), `default-src 'none'; style-src 'nonce-${nonce}'`);
+    let pageOrigin: string | undefined;
+    try {
+      pageOrigin = new URL(`${ctx.protocol}://${ctx.host}`).origin;
+    } catch {
+      // an unparseable Host: treated like an unregistered origin below
+    }
+    const home = demo.origins.find((o) => loopbackOrigin.test(o)) ?? demo.origins[0]!;
+    const known = pageOrigin !== undefined && loopbackOrigin.test(pageOrigin) && demo.origins.includes(pageOrigin);
+    const widgetOrigin = otherLoopback(known ? pageOrigin! : home);
+    const { version } = await bundle();
+    html(
+      ctx,
+      200,
+      renderDemoPage({
+        sitekey: demo.sitekey,
+        widgetUrl: `${widgetOrigin}/widget.js?v=${version}`,
+        nonce,
+        wrongOrigin: known ? undefined : { origin: pageOrigin ?? ctx.host, use: `${home}/demo` },
+      }),
+      // What a site embedding the widget allows: the script and its API calls from the
+      // service, the challenge image and the proof-of-work worker from blob: URLs.
+      `default-src 'none'; script-src ${widgetOrigin}; connect-src ${widgetOrigin}; img-src blob:; worker-src blob:; style-src 'nonce-${nonce}'`,
+    );
+  });
+
+  r.post('/demo/verify', bodyParser(16 * 1024), async (ctx) => {
+    const nonce = randomBytes(16).toString('base64');
+    const csp = `default-src 'none'; style-src 'nonce-${nonce}'`;
+    const demo = demoSiteFor(services);
+    if (!demo) return html(ctx, 404, renderNoDemoPage(nonce), csp);
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    const mode = isDemoMode(body.mode) ? body.mode : 'managed';
+    const socket = ctx.req.socket;
+    const { status, verdict } = await siteverifyOverHttp(selfUrl(socket.localAddress, socket.localPort), {
+      secret: demo.secret,
+      response: text(body['ac-response']) || text(body['cf-turnstile-response']),
+      remoteip: ctx.ip,
+      sitekey: demo.sitekey,
+    });
+    html(ctx, 200, renderVerdictPage({ mode, nonce, status, verdict, name: text(body.name).slice(0, 100) }), csp);
+  });
+  return r;
+}
