@@ -5,6 +5,8 @@ import { authenticateApiKey } from '../src/accounts/api-keys.ts';
 import type { Services } from '../routers/context.ts';
 import { contextFromKoa } from './koa-context.ts';
 import { rateLimit } from './rate-limit.ts';
+import { AppError } from '../src/errors.ts';
+import type { Meta } from '../routers/trpc.ts';
 
 /**
  * Serves the router at /trpc for `createTRPCClient<AppRouter>`. Requests that carry an
@@ -20,8 +22,15 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
     onStoreError: 'open',
     log: services.log,
   });
+  const procedures = router._def.procedures as Record<string, { _def: { meta?: Meta } }>;
   return async (ctx, next) => {
     if (ctx.path !== prefix && !ctx.path.startsWith(prefix + '/')) return next();
+    // Typed clients get the API-key procedures. Browser and siteverify procedures are served
+    // by their REST routes only, where their origin checks and per-address limits apply.
+    const paths = ctx.path.slice(prefix.length + 1).split(',');
+    if (paths.some((p) => procedures[p]?._def.meta?.auth !== 'apiKey')) {
+      throw new AppError('NOT_FOUND', 'No such procedure on /trpc.');
+    }
     if (ctx.get('Authorization')) {
       ctx.state.apiKey = await authenticateApiKey(contextFromKoa(services, ctx).em, ctx.get('Authorization'));
       let passed = false;

@@ -31,15 +31,25 @@ export interface Stores {
 export async function openStores(opts: { redisUrl?: string; keyPrefix?: string; log?: Logger }): Promise<Stores> {
   const keyPrefix = opts.keyPrefix ?? 'ac:';
   if (!opts.redisUrl) {
+    const limits = new Map<string, unknown>();
+    // koa-ratelimit's memory driver never deletes a window; sweep ended ones so counters for
+    // many distinct addresses do not accumulate.
+    const sweep = setInterval(() => {
+      const now = Date.now() / 1000;
+      for (const [key, entry] of limits) if ((entry as { reset?: number }).reset! < now) limits.delete(key);
+    }, 60_000);
+    sweep.unref();
     return {
       kind: 'memory',
       keyPrefix,
-      rateLimit: { driver: 'memory', db: new Map() },
+      rateLimit: { driver: 'memory', db: limits },
       challenges: memoryChallengeStore(`${keyPrefix}ch:`),
       spentTokens: memorySpentTokenStore(`${keyPrefix}tok:`),
       counters: memoryCounterStore(`${keyPrefix}cnt:`),
       async ping() {},
-      async close() {},
+      async close() {
+        clearInterval(sweep);
+      },
     };
   }
   const redis = await connectRedis(opts.redisUrl, opts.log);

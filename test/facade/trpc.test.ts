@@ -42,3 +42,14 @@ describe('/trpc', () => {
     expect(await res.json()).toEqual({ message: expect.any(String), status: 401 });
   });
 });
+
+describe('/trpc scope', () => {
+  it('serves only API-key procedures: browser and siteverify procedures stay on their REST routes', async () => {
+    const { key } = await createKeyedUser(services, 'scope');
+    for (const path of ['siteverify.verify', 'challenges.score', 'nope.nothing', 'account.get,siteverify.verify']) {
+      const res = await fetch(`${server.url}/trpc/${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{}' });
+      expect(res.status, path).toBe(404);
+      expect(await res.json()).toEqual({ message: expect.any(String), status: 404 });
+    }
+  });
+});
