@@ -9,6 +9,7 @@ import { restRouter } from './rest.ts';
 import { systemRouter } from './system.ts';
 import { pagesRouter } from './pages.ts';
 import { trpcMount } from './trpc-mount.ts';
+import { widgetRouter } from './widget.ts';
 
 /**
  * The HTTP facade: knows HTTP, nothing of the domain. Order matters: request id and log
@@ -27,6 +28,7 @@ export function createApp(services: Services, router: AnyRouter = appRouter): Ko
   app.use(trpcMount(services, router));
   app.use(system.routes());
   app.use(pages.routes());
+  app.use(widgetRouter(services).routes());
   app.use(rest.routes());
   app.use(rest.allowedMethods());
   app.use(system.allowedMethods());

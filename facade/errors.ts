@@ -47,6 +47,9 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   if (issues) {
     return fromAppError(new AppError('VALIDATION_FAILED', summarize(issues), { errors: issues }), false);
   }
+  if (dependencyDown(err)) {
+    return fromAppError(new AppError('UNAVAILABLE', 'A dependency is unavailable; try again shortly.', { retryAfter: 5 }), true);
+  }
   const status = (err as { status?: unknown; statusCode?: unknown })?.status ?? (err as { statusCode?: unknown })?.statusCode;
   if (typeof status === 'number' && httpStatusCodes[status]) {
     const code = httpStatusCodes[status]!;
@@ -67,6 +70,28 @@ function fromAppError(err: AppError, unexpected: boolean): ErrorResponse {
   const body: ErrorBody = { message: status === 500 ? 'Internal server error.' : err.message, status };
   if (err.errors) body.errors = err.errors;
   return { status, body, headers, unexpected: unexpected || status >= 500 };
+}
+
+/** Connection-level failures of PostgreSQL or Redis (refused, reset, terminated, pool timeout). */
+const connectionCodes = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH',
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+]);
+const connectionMessages = /Connection terminated|terminating connection|Client has encountered a connection error|Timeout acquiring a connection|The client is closed|Socket closed unexpectedly/i;
+
+/**
+ * Whether a failure means a dependency is down rather than a bug: such requests get 503
+ * with Retry-After (DESIGN section 5), not a bare 500. Looks through `cause` chains, since
+ * tRPC and MikroORM wrap driver errors.
+ */
+function dependencyDown(err: unknown): boolean {
+  let e = err as { code?: unknown; name?: string; message?: string; cause?: unknown } | undefined;
+  for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++, e = e.cause as typeof e) {
+    if (e.name === 'ConnectionException' || e.name === 'KnexTimeoutError') return true;
+    if (typeof e.code === 'string' && connectionCodes.has(e.code)) return true;
+    if (typeof e.message === 'string' && connectionMessages.test(e.message)) return true;
+  }
+  return false;
 }
 
 function findAppError(err: unknown): AppError | undefined {

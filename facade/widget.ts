@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
 import { widgetBundle } from '../src/widget-build.ts';
-import { demoSiteFor } from '../src/demo/site.ts';
+import { demoSiteFor, LOOPBACK_ORIGIN } from '../src/demo/site.ts';
 import { isDemoMode, renderDemoPage, renderNoDemoPage, renderVerdictPage } from '../src/demo/page.ts';
 import { selfUrl, siteverifyOverHttp } from '../src/demo/verify.ts';
 import { bodyParser } from './body.ts';
@@ -18,8 +18,6 @@ function html(ctx: Context, status: number, body: string, csp: string) {
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = body;
 }
-
-const loopbackOrigin = /^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/;
 
 /** The same origin under the other loopback name, so the demo embeds the widget cross-origin. */
 function otherLoopback(origin: string): string {
@@ -75,8 +73,8 @@ export function widgetRouter(services: Services): Router {
     } catch {
       // an unparseable Host: treated like an unregistered origin below
     }
-    const home = demo.origins.find((o) => loopbackOrigin.test(o)) ?? demo.origins[0]!;
-    const known = pageOrigin !== undefined && loopbackOrigin.test(pageOrigin) && demo.origins.includes(pageOrigin);
+    const home = demo.origins.find((o) => LOOPBACK_ORIGIN.test(o)) ?? demo.origins[0]!;
+    const known = pageOrigin !== undefined && LOOPBACK_ORIGIN.test(pageOrigin) && demo.origins.includes(pageOrigin);
     const widgetOrigin = otherLoopback(known ? pageOrigin! : home);
     const { version } = await bundle();
     html(

@@ -4,6 +4,7 @@ import { openServices } from './services.ts';
 import { ensureInitialAccount } from './accounts/users.ts';
 import { createApp } from '../facade/app.ts';
 import { listen } from '../facade/server.ts';
+import { startDemo } from './demo/site.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   const server = await listen(app, { port: config.PORT, host: config.HOST, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
   log.info({ port: server.port, host: config.HOST, database: config.embedded ? 'pglite' : 'postgresql', store: services.stores.kind }, 'listening');
   console.log(`Listening on http://localhost:${server.port} (API reference: /api/docs)`);
+  if (config.embedded) await startDemo(services, server.port);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -56,8 +56,20 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
   };
 }
 
-/** Applies pending migrations; returns the names applied. */
+/** Advisory lock key serialising migrations across processes starting at once. */
+const MIGRATION_LOCK = 727002;
+
+/**
+ * Applies pending migrations; returns the names applied. On PostgreSQL, instances starting
+ * together take turns under an advisory lock held by a transaction of its own (the migrator
+ * uses other connections), so the later ones find the schema current instead of failing on
+ * objects the first is creating. PGlite has one connection and one process: no lock.
+ */
 export async function migrate(orm: MikroORM): Promise<string[]> {
-  const applied = await orm.getMigrator().up();
-  return applied.map((m) => m.name);
+  if (orm.config.getDriver() instanceof PGliteDriver) return (await orm.getMigrator().up()).map((m) => m.name);
+  const connection = orm.em.getConnection();
+  return connection.transactional(async (trx) => {
+    await connection.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK], 'all', trx);
+    return (await orm.getMigrator().up()).map((m) => m.name);
+  });
 }

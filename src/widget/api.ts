@@ -1,0 +1,101 @@
+import { telemetry, type Telemetry } from './telemetry.ts';
+
+/** What went wrong, as the widget explains it to the visitor and to `error-callback`. */
+export type ErrorCode = 'forbidden' | 'network' | 'rate-limited' | 'expired' | 'invalid' | 'server';
+
+export class CaptchaError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    /** Seconds to wait, for `rate-limited` (from Retry-After). */
+    readonly retryAfter = 0,
+  ) {
+    super(code);
+  }
+}
+
+export interface V1View {
+  challenge: string;
+  kind: 'v1';
+  asset_url: string;
+  expires_at: string;
+  attempts_left: number;
+  regenerations_left: number;
+}
+
+export interface Issued {
+  token: string;
+  expires_at: string;
+}
+
+export type ManagedOutcome =
+  | ({ outcome: 'pass' } & Issued)
+  | { outcome: 'pow'; challenge: string; salt: string; difficulty: number; expires_at: string }
+  | { outcome: 'challenge'; challenge: V1View };
+
+export type V1Verdict =
+  | ({ success: true } & Issued)
+  | { success: false; error: 'wrong-answer' | 'challenge-spent'; attempts_left: number };
+
+export type PowVerdict = ({ success: true } & Issued) | { success: false; error: 'invalid-proof'; attempts_left: number };
+
+type Fields = Record<string, string | number | boolean | undefined | Telemetry>;
+
+/**
+ * Form-encoded bodies (nested `telemetry[...]` keys): a CORS "simple" request, so no
+ * preflight round trip. No credentials, no cookies.
+ */
+function encode(fields: Fields): URLSearchParams {
+  const body = new URLSearchParams();
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    if (typeof value === 'object') for (const [k, v] of Object.entries(value)) body.append(`${key}[${k}]`, String(v));
+    else body.append(key, String(value));
+  }
+  return body;
+}
+
+/** The challenge routes of one service, at `base` (the folder widget.js was loaded from). */
+export class Api {
+  constructor(readonly base: string) {}
+
+  private url(path: string): string {
+    return this.base + path;
+  }
+
+  /**
+   * A fetch whose failures become CaptchaErrors. A refused origin gets no CORS headers, so
+   * the browser reports it like a network failure; a no-cors probe of /healthz tells the two
+   * apart (it resolves when the service is reachable).
+   */
+  private async send(path: string, init: RequestInit): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(this.url(path), { ...init, mode: 'cors', credentials: 'omit', cache: 'no-store' });
+    } catch {
+      const reachable = await fetch(this.url('/healthz'), { mode: 'no-cors', credentials: 'omit', cache: 'no-store' }).then(
+        () => true,
+        () => false,
+      );
+      throw new CaptchaError(reachable ? 'forbidden' : 'network');
+    }
+    if (res.ok) return res;
+    const s = res.status;
+    if (s === 429) throw new CaptchaError('rate-limited', Math.max(1, Number(res.headers.get('Retry-After')) || 30));
+    throw new CaptchaError(s === 403 ? 'forbidden' : s === 404 ? 'expired' : s === 400 || s === 422 ? 'invalid' : 'server');
+  }
+
+  async post<T>(path: string, fields: Fields = {}): Promise<T> {
+    const res = await this.send(path, { method: 'POST', body: encode(fields) });
+    return (await res.json()) as T;
+  }
+
+  /** v3: a score token for `action` (default `submit`); the score itself stays sealed in it. */
+  score(sitekey: string, action?: string, cdata?: string): Promise<Issued> {
+    return this.post<Issued>('/api/v3/challenges', { sitekey, action: action || 'submit', cdata, telemetry: telemetry() });
+  }
+
+  /** The challenge image as a Blob (shown through an object URL). */
+  async asset(assetUrl: string): Promise<Blob> {
+    return (await this.send(assetUrl, { method: 'GET' })).blob();
+  }
+}

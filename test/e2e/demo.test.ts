@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { openAnswer } from '../../src/captcha/answer-seal.ts';
+import { contextOptions, hideWebdriver, launchChromium, requireChromium, shoot, skipE2e, startStack, widgetIn, type Stack } from './harness.ts';
+
+describe.skipIf(skipE2e)('the /demo page in Chromium, verified by its own server', () => {
+  let stack: Stack;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    requireChromium();
+    [stack, browser] = await Promise.all([startStack(), launchChromium()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  /** Opens /demo as a person would have it (desktop UA, no webdriver flag); collects CSP complaints. */
+  async function openDemo(human = true): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext(contextOptions({ human }));
+    const page = await context.newPage();
+    if (human) await hideWebdriver(page);
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && !m.text().includes('favicon') && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${stack.server.url}/demo`);
+    await page.locator('#managed-form').getByRole('button', { name: 'Verify you are human' }).waitFor();
+    return { page, problems };
+  }
+
+  const verdict = async (page: Page, field: string) => JSON.parse((await page.locator(`#verdict-${field}`).textContent())!);
+
+  it('managed form: passes, and the server shows siteverify’s verdict', async () => {
+    const { page, problems } = await openDemo();
+    await page.locator('#managed-name').fill('Ada');
+    await page.waitForFunction(() => performance.now() > 1700);
+    const form = page.locator('#managed-form');
+    await form.getByRole('button', { name: 'Verify you are human' }).click();
+    await widgetIn(page, '#managed-form').getByText('Success! You are verified.').waitFor();
+    await form.getByRole('button', { name: 'Send' }).click();
+    await page.locator('#verdict').waitFor();
+    expect(await page.locator('#verdict').textContent()).toBe('Verified');
+    expect(await verdict(page, 'success')).toBe(true);
+    expect(await verdict(page, 'action')).toBe('demo_managed');
+    expect(await verdict(page, 'hostname')).toBe('127.0.0.1');
+    expect(await page.locator('#score').count()).toBe(0);
+    expect(problems).toEqual([]); // the widget runs under the demo's CSP
+    await page.context().close();
+  });
+
+  it('invisible form: sending fetches a v3 token; the server shows its score', async () => {
+    const { page, problems } = await openDemo();
+    await page.locator('#invisible-name').click();
+    await page.keyboard.type('Grace'); // presses, which the risk model counts
+    await page.waitForFunction(() => performance.now() > 1700);
+    await page.locator('#invisible-form').getByRole('button', { name: 'Send' }).click();
+    await page.locator('#verdict').waitFor();
+    expect(await verdict(page, 'action')).toBe('demo_invisible');
+    // Baseline 0.7, plus 0.1 for a few presses: a plain browser.
+    expect(await verdict(page, 'score')).toBe(0.8);
+    expect(await page.locator('#score').textContent()).toContain('Score 0.80: at or above');
+    expect(await page.locator('#verdict').textContent()).toBe('Verified');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('invisible form in a driven headless browser: a low score, and the server says what it means', async () => {
+    const { page } = await openDemo(false);
+    await page.locator('#invisible-form').getByRole('button', { name: 'Send' }).click();
+    await page.locator('#verdict').waitFor();
+    expect(await verdict(page, 'success')).toBe(true);
+    expect(await verdict(page, 'score')).toBeLessThan(0.5);
+    expect(await page.locator('#score').textContent()).toContain('below the demo');
+    expect(await page.locator('#verdict').textContent()).toBe('Not verified');
+    await page.context().close();
+  });
+
+  it('image-challenge form on the real demo site (answer read from the challenge store)', async () => {
+    const { page } = await openDemo();
+    const created = page.waitForResponse((r) => r.url().endsWith('/api/v1/challenges'));
+    await page.reload();
+    const { challenge } = await (await created).json();
+    const state = await stack.services.stores.challenges.get(challenge);
+    const answer = openAnswer(state.answerSealed, stack.services.config.tokenKey!);
+    const form = page.locator('#explicit-form');
+    await form.getByRole('textbox', { name: 'Type the characters shown in the image' }).fill(answer);
+    await form.getByRole('button', { name: 'Check' }).click();
+    await widgetIn(page, '#explicit-form').getByText('Success! You are verified.').waitFor();
+    await shoot(page, widgetIn(page, '#explicit-form'), 'explicit-success');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await page.locator('#verdict').waitFor();
+    expect(await verdict(page, 'success')).toBe(true);
+    expect(await verdict(page, 'action')).toBe('demo_explicit');
+    await page.context().close();
+  });
+});
