@@ -16,7 +16,9 @@ import { widgetRouter } from './widget.ts';
  * first, then the error choke point, then a MikroORM RequestContext, then the routes.
  */
 export function createApp(services: Services, router: AnyRouter = appRouter): Koa {
-  const app = new Koa({ proxy: services.config.TRUST_PROXY });
+  // Behind a proxy, the client is the address the proxy appended last to X-Forwarded-For
+  // (maxIpsCount 1): entries a client wrote itself further left are not trusted.
+  const app = new Koa({ proxy: services.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true;
   const rest = restRouter(services, router);
   const system = systemRouter(services, router);

@@ -21,6 +21,7 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
       referer: header('Referer'),
       userAgent: header('User-Agent'),
       acceptLanguage: header('Accept-Language'),
+      secFetchSite: header('Sec-Fetch-Site'),
     },
     em,
   );

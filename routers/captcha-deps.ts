@@ -7,8 +7,13 @@ export function captchaDeps(ctx: InnerContext): CaptchaDeps {
   return { em: ctx.em, stores: ctx.stores, tokenKey: ctx.config.tokenKey, now: Date.now };
 }
 
-/** The browser request as the challenge flows see it. */
+/**
+ * The browser request as the challenge flows see it. Browsers send no Origin on a
+ * same-origin GET (the image of a page served by this service itself); Sec-Fetch-Site then
+ * says the request comes from our own origin.
+ */
 export function browserRequest(ctx: InnerContext): BrowserRequest {
   const r = ctx.request;
-  return { origin: r.origin, ip: r.ip, userAgent: r.userAgent, acceptLanguage: r.acceptLanguage, referer: r.referer };
+  const origin = r.origin ?? (r.secFetchSite === 'same-origin' ? r.baseUrl : undefined);
+  return { origin, ip: r.ip, userAgent: r.userAgent, acceptLanguage: r.acceptLanguage, referer: r.referer };
 }

@@ -25,6 +25,8 @@ export interface RequestInfo {
   referer?: string;
   userAgent?: string;
   acceptLanguage?: string;
+  /** The browser's Sec-Fetch-Site: same-origin requests carry no Origin header. */
+  secFetchSite?: string;
 }
 
 /**

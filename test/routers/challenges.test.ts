@@ -260,3 +260,33 @@ describe('v3 score token', () => {
     expect(verdict.body.score).toBeLessThan(0.5);
   });
 });
+
+describe('same-origin pages', () => {
+  it('treats a same-origin request without Origin as coming from the service’s own origin', async () => {
+    const own = await createTestSite(services, [server.url]);
+    const created = await post('/api/v1/challenges', { sitekey: own.sitekey }, server.url);
+    expect(created.status).toBe(201);
+    const headers = { ...browser(undefined, ip()), 'Sec-Fetch-Site': 'same-origin' };
+    expect((await fetch(`${server.url}${created.body.asset_url}`, { headers })).status).toBe(200);
+    const crossSite = { ...browser(undefined, ip()), 'Sec-Fetch-Site': 'cross-site' };
+    expect((await fetch(`${server.url}${created.body.asset_url}`, { headers: crossSite })).status).toBe(403);
+  });
+});
+
+describe('client addresses behind a proxy', () => {
+  it('counts the address the proxy appended, not one the client wrote', async () => {
+    // A client that writes its own X-Forwarded-For entry cannot escape its limit: the proxy
+    // appends the real address last, and that is the one counted.
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) {
+      const res = await request(`${server.url}/api/v1/challenges`, {
+        method: 'POST',
+        headers: { ...browser(ORIGIN), 'X-Forwarded-For': `172.16.${i}.1, 192.0.2.250` },
+        json: { sitekey: site.sitekey },
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses.slice(0, 60).every((s) => s === 201)).toBe(true);
+    expect(statuses[60]).toBe(429);
+  });
+});
