@@ -46,7 +46,7 @@ export class TtlMap<V> {
   private nextSweepAt = 0;
 
   constructor(opts: TtlMapOptions = {}) {
-    this.now = opts.now ?? Date.now;
+    this.now = opts.now ?? (() => Date.now()); // looked up per call, so fake timers apply
     this.maxEntries = opts.maxEntries ?? 200_000;
     this.sweepIntervalMs = opts.sweepIntervalMs ?? 30_000;
   }
@@ -120,7 +120,7 @@ export class TtlMap<V> {
 }
 
 /** Process-memory challenge store. `now` is injectable for fake time. Keys are `prefix + id`. */
-export function memoryChallengeStore<S extends object>(prefix: string, now: () => number = Date.now): ChallengeStore<S> {
+export function memoryChallengeStore<S extends object>(prefix: string, now: () => number = () => Date.now()): ChallengeStore<S> {
   const map = new TtlMap<string>({ now });
   return {
     async create(id, state, ttlMs) {

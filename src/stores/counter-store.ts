@@ -11,7 +11,7 @@ export interface CounterStore {
 }
 
 /** Process-memory counters; `now` is injectable for fake time. */
-export function memoryCounterStore(prefix: string, now: () => number = Date.now): CounterStore {
+export function memoryCounterStore(prefix: string, now: () => number = () => Date.now()): CounterStore {
   const map = new TtlMap<{ count: number }>({ now });
   return {
     async hit(key, windowMs) {

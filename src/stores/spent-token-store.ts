@@ -21,7 +21,7 @@ export interface SpentTokenStore {
 }
 
 /** Process-memory spent-token store; `now` is injectable for fake time. */
-export function memorySpentTokenStore(prefix: string, now: () => number = Date.now): SpentTokenStore {
+export function memorySpentTokenStore(prefix: string, now: () => number = () => Date.now()): SpentTokenStore {
   // A generous bound: evicting a live spent mark would allow a replay, so it must not be hit in
   // normal operation (1M marks ≈ 3,300 redemptions/s sustained over the 5-minute token life).
   const map = new TtlMap<string>({ now, maxEntries: 1_000_000 });

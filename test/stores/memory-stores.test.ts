@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { memoryChallengeStore, TtlMap } from '../../src/stores/challenge-store.ts';
+import { memoryCounterStore } from '../../src/stores/counter-store.ts';
+import { memorySpentTokenStore } from '../../src/stores/spent-token-store.ts';
+
+/** Memory-only behaviour the contract cannot pin down exactly: boundaries, sweeping, bounds. */
+describe('TtlMap', () => {
+  it('expires exactly at the TTL by the injected clock', () => {
+    let t = 0;
+    const map = new TtlMap<string>({ now: () => t });
+    map.set('a', 'x', 1000);
+    t = 999;
+    expect(map.get('a')).toBe('x');
+    t = 1000;
+    expect(map.get('a')).toBeUndefined();
+  });
+
+  it('replace keeps the expiry; set renews it', () => {
+    let t = 0;
+    const map = new TtlMap<string>({ now: () => t });
+    map.set('a', 'x', 1000);
+    t = 400;
+    expect(map.replace('a', 'y')).toBe(true);
+    t = 999;
+    expect(map.get('a')).toBe('y');
+    t = 1000;
+    expect(map.replace('a', 'z')).toBe(false);
+    map.set('b', 'x', 1000);
+    t = 1999;
+    expect(map.get('b')).toBe('x');
+  });
+
+  it('sweeps expired entries on writes without reading them', () => {
+    let t = 0;
+    const map = new TtlMap<number>({ now: () => t, sweepIntervalMs: 100 });
+    for (let i = 0; i < 50; i++) map.set(`k${i}`, i, 50);
+    t = 200;
+    map.set('fresh', 1, 1000); // triggers the sweep
+    expect(map.size).toBe(1);
+  });
+
+  it('evicts the oldest entries beyond maxEntries', () => {
+    const map = new TtlMap<number>({ now: () => 0, maxEntries: 3 });
+    for (let i = 0; i < 5; i++) map.set(`k${i}`, i, 1000);
+    expect(map.size).toBe(3);
+    expect(map.get('k0')).toBeUndefined();
+    expect(map.get('k1')).toBeUndefined();
+    expect(map.get('k4')).toBe(4);
+  });
+});
+
+describe('memory stores with the default clock', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('follow vi fake timers', async () => {
+    vi.useFakeTimers();
+    const challenges = memoryChallengeStore<{ v: number }>('p:');
+    const spent = memorySpentTokenStore('p:');
+    const counters = memoryCounterStore('p:');
+    await challenges.create('a', { v: 1 }, 5000);
+    expect(await spent.redeem('t', 5000)).toBe(true);
+    expect(await counters.hit('c', 5000)).toBe(1);
+    vi.advanceTimersByTime(4999);
+    expect(await challenges.get('a')).toEqual({ v: 1 });
+    expect(await spent.redeem('t', 5000)).toBe(false);
+    expect(await counters.hit('c', 5000)).toBe(2);
+    vi.advanceTimersByTime(1);
+    expect(await challenges.get('a')).toBeNull();
+    expect(await spent.redeem('t', 5000)).toBe(true);
+    expect(await counters.hit('c', 5000)).toBe(1);
+  });
+
+  it('reject non-positive TTLs', async () => {
+    await expect(memoryChallengeStore('p:').create('a', {}, 0)).rejects.toThrow(RangeError);
+    await expect(memorySpentTokenStore('p:').redeem('a', Number.NaN)).rejects.toThrow(RangeError);
+  });
+});
