@@ -10,6 +10,7 @@ import { systemRouter } from './system.ts';
 import { pagesRouter } from './pages.ts';
 import { trpcMount } from './trpc-mount.ts';
 import { widgetRouter } from './widget.ts';
+import { metricsMiddleware } from './metrics.ts';
 
 /**
  * The HTTP facade: knows HTTP, nothing of the domain. Order matters: request id and log
@@ -26,6 +27,7 @@ export function createApp(services: Services, router: AnyRouter = appRouter): Ko
 
   app.use(requestLog(services.log));
   app.use(errorHandler());
+  app.use(metricsMiddleware(services));
   app.use((ctx, next) => RequestContext.create(services.orm.em, next));
   app.use(trpcMount(services, router));
   app.use(system.routes());

@@ -1,4 +1,5 @@
-import type { Middleware } from 'koa';
+import type { Socket } from 'node:net';
+import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { AppError } from '../src/errors.ts';
 
@@ -32,6 +33,39 @@ export function bodyParser(limitBytes: number): Middleware {
         'Unsupported content type; send application/json or application/x-www-form-urlencoded.',
       );
     }
-    await parse(ctx, next);
+    let parsed = false;
+    try {
+      await parse(ctx, async () => {
+        parsed = true;
+      });
+    } catch (err) {
+      // A body that does not inflate under its Content-Encoding is malformed, not our failure.
+      if (!parsed && /^Z_/.test(String((err as { code?: unknown })?.code))) {
+        throw new AppError('BAD_REQUEST', 'Malformed request body.', { cause: err });
+      }
+      throw err;
+    }
+    return next();
+  };
+}
+
+/**
+ * For an answer given before the request body was read (too large, refused before parsing):
+ * close the connection after it rather than swallow the rest of the body, and close it
+ * gently: half-close after the answer, then wait up to `lingerMs` before dropping the socket,
+ * so a client still sending reads the answer instead of losing it to a TCP reset.
+ */
+export function closeAfterUnreadBody(ctx: Context, lingerMs = 2000): void {
+  if (ctx.req.complete) return;
+  ctx.set('Connection', 'close');
+  const socket = ctx.req.socket as Socket & { lingering?: boolean };
+  if (socket.lingering) return;
+  socket.lingering = true;
+  // Node ends a `Connection: close` response with socket.destroySoon(): end, then destroy.
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    if (this.writable) this.end();
+    const timer = setTimeout(() => this.destroy(), lingerMs);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
   };
 }

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { closeAfterUnreadBody } from './body.ts';
 import { toErrorResponse } from './errors.ts';
 
 /**
@@ -22,6 +23,7 @@ export function errorHandler(): Middleware {
       const res = toErrorResponse(err);
       if (res.unexpected) (ctx.state.log ?? console).error({ err }, 'unhandled error');
       if (ctx.headerSent || !ctx.writable) return;
+      closeAfterUnreadBody(ctx);
       for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
       ctx.status = res.status;
       ctx.body = res.body;

@@ -33,6 +33,7 @@ export function pagesRouter(services: Services): Router {
     id: (ctx) => `${ctx.ip}:${ctx.params.id}`,
     onStoreError: 'closed',
     log: services.log,
+    metrics: services.metrics,
   });
 
   const show = async (ctx: Context, password?: string) => {

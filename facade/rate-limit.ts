@@ -3,6 +3,7 @@ import ratelimit from 'koa-ratelimit';
 import type { Logger } from 'pino';
 import { AppError } from '../src/errors.ts';
 import type { Stores } from '../src/stores/index.ts';
+import type { Metrics } from '../src/metrics.ts';
 
 export interface LimitOptions {
   /** Distinguishes this limit's counters from other limits'. */
@@ -17,6 +18,8 @@ export interface LimitOptions {
    */
   onStoreError: 'open' | 'closed';
   log: Logger;
+  /** Counts refusals (rate_limit_rejections_total{limit: name}) and store failures. */
+  metrics?: Metrics;
 }
 
 /**
@@ -42,12 +45,14 @@ export function rateLimit(stores: Stores, opts: LimitOptions): Middleware {
     } catch (err) {
       if (passed) throw err;
       opts.log.warn({ err: (err as Error).message, limit: opts.name }, 'rate-limit store unavailable');
+      opts.metrics?.countStoreError('rate_limit');
       if (opts.onStoreError === 'closed') {
         throw new AppError('UNAVAILABLE', 'Service temporarily unavailable; try again shortly.', { retryAfter: 5 });
       }
       return next();
     }
     if (!passed) {
+      opts.metrics?.countRateLimitRejection(opts.name);
       const after = Math.max(1, Number(ctx.state.rateLimit?.after) || 1);
       throw new AppError('RATE_LIMITED', `Too many requests; retry in ${after} s.`, { retryAfter: after });
     }

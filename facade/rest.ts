@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AnyRouter } from '@trpc/server';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
+import { notFound } from '../src/errors.ts';
 import type { Services } from '../routers/context.ts';
 import { bodyParser } from './body.ts';
 import { contextFromKoa } from './koa-context.ts';
@@ -34,8 +35,9 @@ function invoker(router: AnyRouter, route: RouteEntry) {
 function assembleInput(ctx: Context, route: RouteEntry): unknown {
   if (route.voidInput) return undefined;
   const body = methodHasBody(route.method) && ctx.request.body && typeof ctx.request.body === 'object' ? ctx.request.body : {};
-  if (Array.isArray(body)) return body;
-  return { ...ctx.query, ...(body as object), ...ctx.params };
+  // A path naming something with a NUL in it names nothing (PostgreSQL cannot even look it up).
+  if (Object.values(ctx.params ?? {}).some((v) => String(v).includes('\u0000'))) throw notFound();
+  return Array.isArray(body) ? body : { ...ctx.query, ...(body as object), ...ctx.params };
 }
 
 /** Authenticates API-key routes before anything else, so the per-key limit counts the key. */
@@ -61,13 +63,14 @@ export function restRouter(services: Services, router: AnyRouter): Router {
     id: (ctx) => `key:${ctx.state.apiKey.id}`,
     onStoreError: 'open',
     log: services.log,
+    metrics: services.metrics,
   });
   const parseBody = bodyParser(services.config.BODY_LIMIT_BYTES);
 
   const table = buildRouteTable(router);
   for (const route of table) {
     const chain: Middleware[] = [];
-    if (route.meta.errorShape === 'siteverify') chain.push(siteverifyShape());
+    if (route.meta.errorShape === 'siteverify') chain.push(siteverifyShape(services.metrics));
     if (route.meta.auth === 'origin') chain.push(browserCors());
     if (route.meta.auth === 'apiKey') chain.push(apiKeyAuth(services), perKeyLimit);
     if (route.meta.rateLimit) {
@@ -79,6 +82,7 @@ export function restRouter(services: Services, router: AnyRouter): Router {
           id: (ctx) => `ip:${ctx.ip}`,
           onStoreError: 'closed',
           log: services.log,
+          metrics: services.metrics,
         }),
       );
     }

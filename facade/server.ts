@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
 
 export interface RunningServer {
@@ -19,11 +19,38 @@ export interface ListenOptions {
   requestTimeoutMs: number;
 }
 
+/** Node's answer to a request it could not parse or that ran out of time, in our error shape. */
+function clientErrorResponse(err: NodeJS.ErrnoException): string {
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message = status === 431 ? 'Request headers too large.' : status === 408 ? 'Request timed out.' : 'Bad request.';
+  const body = JSON.stringify({ message, status });
+  return (
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
 export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServer> {
-  const server = http.createServer(app.callback());
+  const headersTimeout = Math.min(opts.requestTimeoutMs, 15_000);
+  // Node checks both timeouts only every connectionsCheckingInterval (30 s by default),
+  // which would let a slow client outlive a short REQUEST_TIMEOUT_MS by that much.
+  const server = http.createServer(
+    { connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeout / 4))) },
+    app.callback(),
+  );
   server.requestTimeout = opts.requestTimeoutMs;
-  server.headersTimeout = Math.min(opts.requestTimeoutMs, 15_000);
+  server.headersTimeout = headersTimeout;
   server.keepAliveTimeout = 5_000;
+  // What Node does by default (400, 408 or 431, then close), with a JSON body of our shape.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    const res = (socket as { _httpMessage?: http.ServerResponse })._httpMessage;
+    if (err.code !== 'ECONNRESET' && socket.writable && !res?.headersSent) {
+      socket.write(clientErrorResponse(err));
+      (socket as Socket).destroySoon();
+    } else {
+      socket.destroy();
+    }
+  });
   let closing = false;
   const inFlight = new Set<http.ServerResponse>();
   // While draining, answer on kept-alive sockets with Connection: close so clients move on

@@ -1,4 +1,6 @@
 import type { Middleware } from 'koa';
+import type { Metrics } from '../src/metrics.ts';
+import { closeAfterUnreadBody } from './body.ts';
 import { toErrorResponse } from './errors.ts';
 
 /**
@@ -7,17 +9,20 @@ import { toErrorResponse } from './errors.ts';
  * failing dependency an `internal-error` one (HTTP 200, as those services answer), and a
  * rate-limited call HTTP 429 with `rate-limited` (our extension) and Retry-After.
  */
-export function siteverifyShape(): Middleware {
+export function siteverifyShape(metrics?: Metrics): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
       const res = toErrorResponse(err);
       for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
+      closeAfterUnreadBody(ctx);
       if (res.unexpected) (ctx.state.log ?? console).error({ err }, 'siteverify failed');
       const code = res.status === 429 ? 'rate-limited' : res.status >= 500 ? 'internal-error' : 'bad-request';
       ctx.status = res.status === 429 ? 429 : 200;
-      ctx.body = { success: false, 'error-codes': [code] };
+      const verdict = { success: false, 'error-codes': [code] };
+      ctx.body = verdict;
+      metrics?.countVerdict(verdict);
     }
   };
 }

@@ -21,6 +21,7 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
     id: (ctx) => `key:${ctx.state.apiKey.id}`,
     onStoreError: 'open',
     log: services.log,
+    metrics: services.metrics,
   });
   const procedures = router._def.procedures as Record<string, { _def: { meta?: Meta } }>;
   return async (ctx, next) => {

@@ -4,6 +4,7 @@ import type { Config } from '../src/config.ts';
 import type { ApiKey } from '../src/entities/api-key.entity.ts';
 import type { Stores } from '../src/stores/index.ts';
 import type { ReportAnalyzer } from '../src/reports/analysis.ts';
+import type { Metrics } from '../src/metrics.ts';
 
 /** Long-lived things a request may use; built once at start (src/app-services.ts). */
 export interface Services {
@@ -12,6 +13,8 @@ export interface Services {
   stores: Stores;
   log: Logger;
   analyzer: ReportAnalyzer;
+  /** Prometheus metrics of this instance (src/metrics.ts). */
+  metrics: Metrics;
 }
 
 /** What a procedure may know about the request: transport-neutral, no Koa in it. */

@@ -32,7 +32,7 @@ const verify = (path: '/api/siteverify' | '/api/v1/siteverify', summary: string)
     })
     .input(input)
     .output(verdict)
-    .mutation(({ ctx, input }) => verifyToken(captchaDeps(ctx), input));
+    .mutation(async ({ ctx, input }) => ctx.metrics.countVerdict(await verifyToken(captchaDeps(ctx), input)));
 
 export const siteverifyRouter = router({
   /** One-time token verification (Turnstile/reCAPTCHA protocol). */

@@ -3,6 +3,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { AppError, type ErrorCode } from '../src/errors.ts';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
+import { rejectNulCharacters } from '../src/input-guards.ts';
 import type { InnerContext } from './context.ts';
 
 /** How a caller proves who it is. The facade reads this to pick its checks. */
@@ -77,7 +78,13 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const middleware = t.middleware;
 
-const base = t.procedure.use(mapAppErrors);
+/** Input no procedure can store or mean anything by (REST and /trpc alike). */
+const guardInput = t.middleware(async ({ getRawInput, next }) => {
+  rejectNulCharacters(await getRawInput());
+  return next();
+});
+
+const base = t.procedure.use(mapAppErrors).use(guardInput);
 
 /** No credentials. */
 export const publicProcedure = base.meta({ auth: 'public' });

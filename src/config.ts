@@ -56,6 +56,10 @@ const envSchema = z.object({
   /** JSON object overriding importance weights, e.g. {"high": 10, "medium": 5, "low": 2}. */
   ANALYZER_WEIGHTS: jsonObject.optional(),
   SHARE_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(10),
+  /** Serve Prometheus metrics at GET /metrics; when false that path is a 404. */
+  METRICS_ENABLED: booleanFlag.default(true),
+  /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(1).max(512).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -80,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    const shown = name in cleaned && name !== 'TOKEN_KEY' ? ` (got "${cleaned[name]}")` : '';
+    const shown = name in cleaned && name !== 'TOKEN_KEY' && name !== 'METRICS_TOKEN' ? ` (got "${cleaned[name]}")` : '';
     throw new ConfigError(`Invalid ${name}${shown}: ${issue.message}`);
   }
   const { TOKEN_KEY, ...rest } = parsed.data;

@@ -5,6 +5,7 @@ import { initORM, migrate, type Database } from './db/orm.ts';
 import { openStores, type Stores } from './stores/index.ts';
 import type { Services } from '../routers/context.ts';
 import { createReportAnalyzer } from './reports/analysis.ts';
+import { createMetrics, instrumentStores } from './metrics.ts';
 
 export interface OpenedServices extends Services {
   db: Database;
@@ -36,12 +37,14 @@ export async function openServices(
     throw err;
   }
   const opened = stores;
+  const metrics = createMetrics();
   return {
     config,
     log,
     orm: db.orm,
-    stores: opened,
-    analyzer: createReportAnalyzer(config),
+    stores: instrumentStores(opened, metrics),
+    analyzer: createReportAnalyzer(config, undefined, metrics),
+    metrics,
     db,
     migrationsApplied: applied,
     async close() {

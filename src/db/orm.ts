@@ -5,6 +5,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGliteDriver, type PGliteConnectionConfig } from 'mikro-orm-pglite';
 import { baseOptions } from './options.ts';
+import { patchPGliteStatementSplitting } from './pglite-statements.ts';
+
+patchPGliteStatementSplitting();
 
 export interface DatabaseTarget {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */

@@ -9,6 +9,7 @@ import {
 } from '../analyzer/index.ts';
 import type { Config } from '../config.ts';
 import { AppError, validationError } from '../errors.ts';
+import type { Metrics } from '../metrics.ts';
 
 /** Runs analyses for the reports API with bounded concurrency and maps failures to AppErrors. */
 export interface ReportAnalyzer {
@@ -31,13 +32,31 @@ export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
  * A URL that cannot be analysed is the client's input problem: a 422 on `url` saying why.
  * A saturated pool is ours: 503 with Retry-After, rather than an unbounded queue.
  */
-export function createReportAnalyzer(config: Config, options: AnalyzerOptions = analyzerOptionsFrom(config)): ReportAnalyzer {
+export function createReportAnalyzer(
+  config: Config,
+  options: AnalyzerOptions = analyzerOptionsFrom(config),
+  metrics?: Pick<Metrics, 'observeAnalysis'>,
+): ReportAnalyzer {
   const pool = new AnalysisPool(config.ANALYZER_CONCURRENCY, config.ANALYZER_QUEUE);
+  const timed = async (url: string) => {
+    const started = performance.now();
+    let outcome = 'error';
+    try {
+      const result = await analyzeUrl(url, options);
+      outcome = 'ok';
+      return result;
+    } catch (err) {
+      if (err instanceof AnalyzeError) outcome = err.reason;
+      throw err;
+    } finally {
+      metrics?.observeAnalysis(outcome, (performance.now() - started) / 1000);
+    }
+  };
   return {
     pool,
     async analyze(url) {
       try {
-        return await pool.run(() => analyzeUrl(url, options));
+        return await pool.run(() => timed(url));
       } catch (err) {
         if (err instanceof SaturatedError) {
           throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', { retryAfter: err.retryAfterSeconds });

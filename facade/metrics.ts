@@ -1,0 +1,81 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import type { Services } from '../routers/context.ts';
+import { AppError } from '../src/errors.ts';
+
+export const METRICS_PATH = '/metrics';
+
+const knownMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+interface RoutedContext {
+  /** Set by @koa/router to the pattern of the route that ran. */
+  _matchedRoute?: unknown;
+  /** Set by @koa/router to every layer whose path matched (also when no method did: 405). */
+  matched?: Array<{ path: unknown; methods: string[] }>;
+}
+
+/**
+ * The route a request is counted under: the pattern of the route that answered it
+ * (`/api/v1/reports/:id`, also for a 405 on that path), `/trpc` for every tRPC call, and
+ * `unmatched` for anything else. Never the raw path, so label values stay a small set.
+ */
+export function routeLabel(ctx: Context): string {
+  const routed = ctx as Context & RoutedContext;
+  if (typeof routed._matchedRoute === 'string') return routed._matchedRoute;
+  const layers = routed.matched ?? [];
+  for (let i = layers.length - 1; i >= 0; i--) {
+    if (layers[i]!.methods.length > 0 && typeof layers[i]!.path === 'string') return layers[i]!.path as string;
+  }
+  if (ctx.path === '/trpc' || ctx.path.startsWith('/trpc/')) return '/trpc';
+  return 'unmatched';
+}
+
+/** Whether `header` is `Bearer <token>`; compares SHA-256 digests in constant time. */
+function bearerMatches(header: string, token: string): boolean {
+  const given = /^Bearer +(\S+)\s*$/i.exec(header)?.[1] ?? '';
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(given), digest(token)) && given.length > 0;
+}
+
+/**
+ * Counts every request (http_requests_total, http_request_duration_seconds) once its
+ * response has finished, with the status actually sent (`aborted` when the connection went
+ * first), and serves GET /metrics in the Prometheus text format from the instance's own
+ * registry. METRICS_ENABLED=false leaves /metrics to the 404 of unknown routes; with
+ * METRICS_TOKEN set it needs `Authorization: Bearer <token>` (401 otherwise). Mount it inside
+ * the error handler, so its refusals get the documented error shape.
+ */
+export function metricsMiddleware(services: Services): Middleware {
+  const { metrics, config } = services;
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    let route: string | undefined;
+    const done = () => {
+      ctx.res.off('finish', done);
+      ctx.res.off('close', done);
+      metrics.observeRequest(
+        {
+          method: knownMethods.has(ctx.method) ? ctx.method : 'other',
+          route: route ?? routeLabel(ctx),
+          status: ctx.res.writableFinished ? ctx.res.statusCode : 'aborted',
+        },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+    };
+    ctx.res.once('finish', done);
+    ctx.res.once('close', done);
+
+    if (ctx.path !== METRICS_PATH || !config.METRICS_ENABLED) return next();
+    route = METRICS_PATH;
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed.', { headers: { Allow: 'GET, HEAD' } });
+    }
+    if (config.METRICS_TOKEN && !bearerMatches(ctx.get('Authorization'), config.METRICS_TOKEN)) {
+      throw new AppError('UNAUTHORIZED', 'A valid metrics token is required.', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    }
+    const body = await metrics.registry.metrics();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = metrics.registry.contentType;
+    ctx.body = body;
+  };
+}

@@ -1,0 +1,131 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Stores } from './stores/index.ts';
+
+/** Where a store failure happened: one label value per store of `Stores`. */
+export type StoreName = 'challenges' | 'spent_tokens' | 'counters' | 'rate_limit';
+
+/**
+ * The service's Prometheus metrics on a registry of its own (never prom-client's global
+ * one), so several app instances, as tests make them, never collide. Label values are
+ * bounded sets: route patterns, error codes, limit names, store names.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  /** `http_requests_total` and `http_request_duration_seconds`, labelled {method, route, status}; `status` is the code sent, or `aborted`. */
+  observeRequest(labels: { method: string; route: string; status: number | string }, seconds: number): void;
+  /** Counts one siteverify verdict by `success` or its first error code; returns the verdict. */
+  countVerdict<V extends { success: boolean; 'error-codes': readonly string[] }>(verdict: V): V;
+  /** One request refused by the rate limit named `limit`. */
+  countRateLimitRejection(limit: string): void;
+  /** One analysis that ran, by outcome (`ok` or the analyzer's failure reason). */
+  observeAnalysis(outcome: string, seconds: number): void;
+  /** One failed call to a store (Redis unreachable, timed out, ...). */
+  countStoreError(store: StoreName): void;
+}
+
+export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to finishing its response, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const verdicts = new Counter({
+    name: 'siteverify_verdicts_total',
+    help: 'Siteverify verdicts, by result: "success" or the first error code.',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  const rejections = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused by a rate limit, by limit name.',
+    labelNames: ['limit'] as const,
+    registers,
+  });
+  const analyses = new Histogram({
+    name: 'analyzer_duration_seconds',
+    help: 'Duration of page analyses (queue wait excluded), by outcome: "ok" or the failure reason.',
+    labelNames: ['outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60],
+    registers,
+  });
+  const storeErrors = new Counter({
+    name: 'store_errors_total',
+    help: 'Failed calls to the shared stores (Redis or memory), by store.',
+    labelNames: ['store'] as const,
+    registers,
+  });
+
+  return {
+    registry,
+    observeRequest({ method, route, status }, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+    countVerdict(verdict) {
+      verdicts.inc({ result: verdict.success ? 'success' : (verdict['error-codes'][0] ?? 'unknown') });
+      return verdict;
+    },
+    countRateLimitRejection(limit) {
+      rejections.inc({ limit });
+    },
+    observeAnalysis(outcome, seconds) {
+      analyses.observe({ outcome }, seconds);
+    },
+    countStoreError(store) {
+      storeErrors.inc({ store });
+    },
+  };
+}
+
+/**
+ * The same stores, with every failed call of the challenge, spent-token and counter stores
+ * counted in `store_errors_total` (the error still propagates unchanged). Rate-limit store
+ * failures are counted where koa-ratelimit's driver is called (facade/rate-limit.ts).
+ */
+export function instrumentStores(stores: Stores, metrics: Metrics): Stores {
+  return {
+    ...stores,
+    ping: () => stores.ping(),
+    close: () => stores.close(),
+    challenges: countFailures(stores.challenges, 'challenges', metrics),
+    spentTokens: countFailures(stores.spentTokens, 'spent_tokens', metrics),
+    counters: countFailures(stores.counters, 'counters', metrics),
+  };
+}
+
+function countFailures<T extends object>(store: T, name: StoreName, metrics: Metrics): T {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        let result: unknown;
+        try {
+          result = value.apply(target, args);
+        } catch (err) {
+          metrics.countStoreError(name);
+          throw err;
+        }
+        if (result instanceof Promise) {
+          return result.catch((err: unknown) => {
+            metrics.countStoreError(name);
+            throw err;
+          });
+        }
+        return result;
+      };
+    },
+  });
+}
