@@ -71,8 +71,13 @@ export const reportsRouter = router({
         perPage: input.per_page,
         offset: (input.page - 1) * input.per_page,
       };
-      const total = await countReportList(ctx.em, ctx.user.id, query);
-      const rows = pageWindow(input.page, input.per_page, total).empty ? [] : await listReports(ctx.em, ctx.user.id, query);
+      // Without a search the total comes from aggregates and tells whether the page is empty
+      // before any row is read; with one, counting and reading the page take similar time,
+      // so both run at once.
+      const [total, found] = query.search
+        ? await Promise.all([countReportList(ctx.em, ctx.user.id, query), listReports(ctx.em, ctx.user.id, query)])
+        : [await countReportList(ctx.em, ctx.user.id, query), undefined];
+      const rows = pageWindow(input.page, input.per_page, total).empty ? [] : (found ?? (await listReports(ctx.em, ctx.user.id, query)));
       return buildPage(rows.map((r) => describeReportSummary(r)), {
         page: input.page,
         perPage: input.per_page,

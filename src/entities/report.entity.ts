@@ -6,8 +6,8 @@ export type Privacy = 0 | 1 | 2;
 
 /**
  * An audit of one URL. Every index below serves a documented list filter or sort, always
- * scoped to the owner and ending in id so sorting is stable; the trigram index serves
- * the case-insensitive URL substring search.
+ * scoped to the owner and ending in id so sorting is stable; the trigram index on the
+ * lowered URL serves the case-insensitive URL substring search.
  */
 export const ReportSchema = defineEntity({
   name: 'Report',
@@ -19,12 +19,18 @@ export const ReportSchema = defineEntity({
     { properties: ['user', 'score', 'id'] },
     { properties: ['user', 'project', 'id'] },
     { properties: ['user', 'result', 'id'] },
-    { name: 'reports_url_trgm', expression: 'create index "reports_url_trgm" on "reports" using gin ("url" gin_trgm_ops)' },
+    { name: 'reports_url_lower_trgm', expression: 'create index "reports_url_lower_trgm" on "reports" using gin ("url_lower" gin_trgm_ops)' },
   ],
   properties: {
     id: p.integer().primary().autoincrement(),
     user: p.manyToOne(UserSchema).deleteRule('cascade'),
     url: p.string().length(2048),
+    /**
+     * `lower(url)`, kept by PostgreSQL, for the URL search: `url_lower LIKE lower(pattern)` is
+     * what `url ILIKE pattern` computes in a UTF-8 database, without lowering every row it
+     * reads. Never loaded (lazy) nor written by the ORM.
+     */
+    urlLower: p.text().nullable().generated('(lower((url)::text)) stored').lazy(true, false),
     project: p.string().length(253),
     result: p.string().length(8).$type<ReportResult>(),
     score: p.smallint(),
