@@ -23,7 +23,7 @@ import { createUser } from '../src/accounts/users.ts';
 import { createApiKey } from '../src/accounts/api-keys.ts';
 import { createSite } from '../src/captcha/sites.ts';
 import { createReport } from '../src/reports/reports.ts';
-import type { AnalysisResult } from '../src/analyzer/index.ts';
+import { syntheticAnalysis } from '../test/helpers/analysis.ts';
 import { startCluster, type Cluster } from '../test/helpers/cluster.ts';
 import { fmt } from './lib/load.ts';
 import { openPools, runOpenLoop, type Op, type StepResult } from './cluster/open-loop.ts';
@@ -100,17 +100,7 @@ async function seed(databaseUrl: string): Promise<Fixture> {
     for (let i = 0; i < 200; i++) {
       const host = `site${i % 5}.bench.example`;
       const score = 40 + ((i * 7) % 60);
-      const analysis = {
-        requestedUrl: `https://${host}/page/${i}`,
-        finalUrl: `https://${host}/page/${i}`,
-        project: host,
-        score,
-        result: score >= 80 ? 'good' : score >= 50 ? 'decent' : 'bad',
-        results: { seo: [], performance: [], security: [], miscellaneous: [] },
-        httpVersion: '1.1',
-        status: 200,
-        timings: { ttfbMs: 10, totalMs: 20 },
-      } as unknown as AnalysisResult;
+      const analysis = syntheticAnalysis(`https://${host}/page/${i}`, score);
       await createReport(em.fork(), user.id, { privacy: 0 }, analysis);
     }
     return { apiKey: key, sitekey: site.sitekey, secret };

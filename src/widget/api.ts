@@ -13,14 +13,9 @@ export class CaptchaError extends Error {
   }
 }
 
-export interface V1View {
-  challenge: string;
-  kind: 'v1';
-  asset_url: string;
-  expires_at: string;
-  attempts_left: number;
-  regenerations_left: number;
-}
+/** The v1 challenge as the server describes it (type only: erased from the bundle). */
+import type { V1View } from '../captcha/v1.ts';
+export type { V1View };
 
 export interface Issued {
   token: string;

@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './ports.ts';
 
 /**
  * The folder holding initdb, postgres and pg_isready: PG_BIN when set, else the newest
@@ -22,17 +22,6 @@ export function findPostgresBin(): string | undefined {
   const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
   const found = which.status === 0 ? path.dirname(which.stdout.trim()) : undefined;
   return found && has(found) ? found : undefined;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /**

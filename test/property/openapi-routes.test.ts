@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalysisResult } from '../../src/analyzer/index.ts';
+import { syntheticAnalysis } from '../helpers/analysis.ts';
 import { createReport } from '../../src/reports/reports.ts';
 import { TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
 import { createKeyedUser, openTestServices, startTestServer, TEST_DATABASE_URL, type TestServer, type TestServices } from '../helpers/services.ts';
@@ -35,20 +35,6 @@ let fixture: FixtureSite;
 let client: ReturnType<typeof createClient>;
 let world: World;
 let operations: Operation[] = [];
-
-function analysis(url: string, score: number): AnalysisResult {
-  return {
-    requestedUrl: url,
-    finalUrl: url,
-    project: new URL(url).hostname,
-    score,
-    result: score >= 80 ? 'good' : score >= 50 ? 'decent' : 'bad',
-    results: { seo: [], performance: [], security: [], miscellaneous: [] },
-    httpVersion: '1.1',
-    status: 200,
-    timings: { ttfbMs: 1, totalMs: 2 },
-  } as AnalysisResult;
-}
 
 /** Every operation of the served document, with what a generator needs to know about it. */
 function operationsOf(doc: any): Operation[] {
@@ -84,10 +70,10 @@ beforeAll(async () => {
   const stranger = await createKeyedUser(services, 'stranger');
   const ownReportIds: string[] = [];
   for (const [i, privacy] of [0, 1, 2].entries()) {
-    const r = await createReport(services.orm.em.fork(), owner.user.id, { privacy: privacy as 0 | 1 | 2, password: privacy === 2 ? 'secret pw' : undefined }, analysis(`https://seed.invalid/p${i}`, 40 + i * 25));
+    const r = await createReport(services.orm.em.fork(), owner.user.id, { privacy: privacy as 0 | 1 | 2, password: privacy === 2 ? 'secret pw' : undefined }, syntheticAnalysis(`https://seed.invalid/p${i}`, 40 + i * 25));
     ownReportIds.push(String(r.id));
   }
-  const theirs = await createReport(services.orm.em.fork(), stranger.user.id, { privacy: 0 }, analysis('https://theirs.invalid/x', 90));
+  const theirs = await createReport(services.orm.em.fork(), stranger.user.id, { privacy: 0 }, syntheticAnalysis('https://theirs.invalid/x', 90));
   const site = await createTestSite(services, ['https://shop.example']);
 
   const challengeIds: string[] = [];

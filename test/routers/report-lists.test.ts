@@ -1,29 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalysisResult } from '../../src/analyzer/index.ts';
 import { createReport } from '../../src/reports/reports.ts';
 import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
+import { syntheticAnalysis } from '../helpers/analysis.ts';
 
 let services: TestServices;
 let server: TestServer;
 let owner: { key: string; user: { id: number } };
 let stranger: { key: string; user: { id: number } };
-
-/** A stored analysis of a made-up page: lists are about stored reports, not fetching. */
-function analysis(url: string, score: number): AnalysisResult {
-  const host = new URL(url).hostname.replace(/^www\./, '');
-  return {
-    requestedUrl: url,
-    finalUrl: url,
-    project: host,
-    score,
-    result: score >= 80 ? 'good' : score >= 50 ? 'decent' : 'bad',
-    results: { seo: [], performance: [], security: [], miscellaneous: [] },
-    httpVersion: '1.1',
-    status: 200,
-    timings: { ttfbMs: 1, totalMs: 2 },
-  } as AnalysisResult;
-}
 
 // 30 reports over three projects with scores spread over all grades; some scores repeat
 // so the id tie-break is exercised.
@@ -38,9 +22,9 @@ beforeAll(async () => {
   owner = await createKeyedUser(services, 'owner');
   stranger = await createKeyedUser(services, 'stranger');
   for (const s of seeds) {
-    await createReport(services.orm.em.fork(), owner.user.id, { privacy: 1 }, analysis(s.url, s.score));
+    await createReport(services.orm.em.fork(), owner.user.id, { privacy: 1 }, syntheticAnalysis(s.url, s.score));
   }
-  await createReport(services.orm.em.fork(), stranger.user.id, { privacy: 0 }, analysis('https://alpha.test/theirs', 99));
+  await createReport(services.orm.em.fork(), stranger.user.id, { privacy: 0 }, syntheticAnalysis('https://alpha.test/theirs', 99));
 });
 afterAll(async () => {
   await server?.close();
