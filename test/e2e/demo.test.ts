@@ -78,12 +78,25 @@ describe.skipIf(skipE2e)('the /demo page in Chromium, verified by its own server
 
   it('image-challenge form on the real demo site (answer read from the challenge store)', async () => {
     const { page } = await openDemo();
-    const created = page.waitForResponse((r) => r.url().endsWith('/api/v1/challenges'));
+    // Record every challenge the page creates; the first load's may still be in flight (or
+    // answered after the reload navigated away), so take the last one readable once the
+    // reloaded widget shows its image.
+    const created: string[] = [];
+    page.on('response', async (r) => {
+      if (!r.url().endsWith('/api/v1/challenges') || r.request().method() !== 'POST') return;
+      try {
+        created.push(((await r.json()) as { challenge: string }).challenge);
+      } catch {
+        // a response of the page the reload replaced: its body is gone, and so is its widget
+      }
+    });
     await page.reload();
-    const { challenge } = await (await created).json();
+    const form = page.locator('#explicit-form');
+    await form.getByRole('textbox', { name: 'Type the characters shown in the image' }).waitFor();
+    await expect.poll(() => created.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const challenge = created.at(-1)!;
     const state = await stack.services.stores.challenges.get(challenge);
     const answer = openAnswer(state.answerSealed, stack.services.config.tokenKey!);
-    const form = page.locator('#explicit-form');
     await form.getByRole('textbox', { name: 'Type the characters shown in the image' }).fill(answer);
     await form.getByRole('button', { name: 'Check' }).click();
     await widgetIn(page, '#explicit-form').getByText('Success! You are verified.').waitFor();
