@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AnyRouter } from '@trpc/server';
-import { authenticateApiKey } from '../src/accounts/api-keys.ts';
 import { notFound } from '../src/errors.ts';
 import type { Services } from '../routers/context.ts';
 import { bodyParser } from './body.ts';
+import { apiKeyGate } from './api-key-gate.ts';
 import { contextFromKoa } from './koa-context.ts';
 import { rateLimit } from './rate-limit.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
@@ -40,15 +40,6 @@ function assembleInput(ctx: Context, route: RouteEntry): unknown {
   return Array.isArray(body) ? body : { ...ctx.query, ...(body as object), ...ctx.params };
 }
 
-/** Authenticates API-key routes before anything else, so the per-key limit counts the key. */
-function apiKeyAuth(services: Services): Middleware {
-  return async (ctx, next) => {
-    const em = contextFromKoa(services, ctx).em;
-    ctx.state.apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined);
-    await next();
-  };
-}
-
 /**
  * Mounts every REST route of the router. Per route: authentication for its auth kind,
  * its rate limit, body parsing (JSON or form, where the method has a body), then the
@@ -56,15 +47,7 @@ function apiKeyAuth(services: Services): Middleware {
  */
 export function restRouter(services: Services, router: AnyRouter): Router {
   const koaRouter = new Router();
-  const perKeyLimit = rateLimit(services.stores, {
-    name: 'api',
-    max: services.config.API_RATE_LIMIT,
-    windowMs: 60_000,
-    id: (ctx) => `key:${ctx.state.apiKey.id}`,
-    onStoreError: 'open',
-    log: services.log,
-    metrics: services.metrics,
-  });
+  const gate = apiKeyGate(services);
   const parseBody = bodyParser(services.config.BODY_LIMIT_BYTES);
 
   const table = buildRouteTable(router);
@@ -72,7 +55,7 @@ export function restRouter(services: Services, router: AnyRouter): Router {
     const chain: Middleware[] = [];
     if (route.meta.errorShape === 'siteverify') chain.push(siteverifyShape(services.metrics));
     if (route.meta.auth === 'origin') chain.push(browserCors());
-    if (route.meta.auth === 'apiKey') chain.push(apiKeyAuth(services), perKeyLimit);
+    if (route.meta.auth === 'apiKey') chain.push(gate);
     if (route.meta.rateLimit) {
       chain.push(
         rateLimit(services.stores, {

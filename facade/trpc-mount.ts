@@ -1,10 +1,9 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { AnyRouter } from '@trpc/server';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
-import { authenticateApiKey } from '../src/accounts/api-keys.ts';
 import type { Services } from '../routers/context.ts';
 import { contextFromKoa } from './koa-context.ts';
-import { rateLimit } from './rate-limit.ts';
+import { apiKeyGate } from './api-key-gate.ts';
 import { AppError } from '../src/errors.ts';
 import type { Meta } from '../routers/trpc.ts';
 
@@ -14,15 +13,7 @@ import type { Meta } from '../routers/trpc.ts';
  * REST routes; procedures still check their own auth kind.
  */
 export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc'): Middleware {
-  const perKeyLimit = rateLimit(services.stores, {
-    name: 'api',
-    max: services.config.API_RATE_LIMIT,
-    windowMs: 60_000,
-    id: (ctx) => `key:${ctx.state.apiKey.id}`,
-    onStoreError: 'open',
-    log: services.log,
-    metrics: services.metrics,
-  });
+  const gate = apiKeyGate(services);
   const procedures = router._def.procedures as Record<string, { _def: { meta?: Meta } }>;
   return async (ctx, next) => {
     if (ctx.path !== prefix && !ctx.path.startsWith(prefix + '/')) return next();
@@ -32,14 +23,12 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
     if (paths.some((p) => procedures[p]?._def.meta?.auth !== 'apiKey')) {
       throw new AppError('NOT_FOUND', 'No such procedure on /trpc.');
     }
-    if (ctx.get('Authorization')) {
-      ctx.state.apiKey = await authenticateApiKey(contextFromKoa(services, ctx).em, ctx.get('Authorization'));
-      let passed = false;
-      await perKeyLimit(ctx, async () => {
-        passed = true;
-      });
-      if (!passed) return;
-    }
+    // Without a key, the procedure itself answers tRPC's UNAUTHORIZED.
+    if (ctx.get('Authorization')) await gate(ctx, () => serve(ctx));
+    else await serve(ctx);
+  };
+
+  async function serve(ctx: Context): Promise<void> {
     const inner = contextFromKoa(services, ctx);
     ctx.respond = false;
     // Koa starts every response at 404; tRPC only replaces a 200 with its own status.
@@ -55,5 +44,5 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
         if (error.code === 'INTERNAL_SERVER_ERROR') inner.log.error({ err: error.cause ?? error }, 'trpc error');
       },
     } as never);
-  };
+  }
 }

@@ -81,16 +81,15 @@ export async function createV1(
 }
 
 /** Loads a live v1 challenge and checks the request's origin against its site. */
-async function load(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise<V1State> {
+async function load(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise<{ state: V1State; admitted: AdmittedSite }> {
   const state = (await guardStore(deps.stores.challenges.get(id))) as V1State | null;
   if (!state || state.kind !== 'v1' || state.expiresAt <= deps.now()) throw notFound('Challenge');
-  await admit(deps, state.site, req);
-  return state;
+  return { state, admitted: await admit(deps, state.site, req) };
 }
 
 /** The challenge image (PNG) of the current answer. */
 export async function renderV1Asset(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise<Buffer> {
-  const state = await load(deps, id, req);
+  const { state } = await load(deps, id, req);
   return renderChallenge(openAnswer(state.answerSealed, deps.tokenKey));
 }
 
@@ -104,7 +103,7 @@ export type V1Verdict =
  * exactly once) and yields a token.
  */
 export async function verifyV1(deps: CaptchaDeps, id: string, answer: string, req: BrowserRequest): Promise<V1Verdict> {
-  await load(deps, id, req);
+  const { admitted } = await load(deps, id, req);
   // A challenge with no attempts left is deleted here rather than counted again.
   const counted = (await guardStore(
     deps.stores.challenges.update(id, (s: V1State) => (s.attempts >= V1_LIMITS.attempts ? null : { ...s, attempts: s.attempts + 1 })),
@@ -113,7 +112,6 @@ export async function verifyV1(deps: CaptchaDeps, id: string, answer: string, re
   const right = !counted.unsolvable && answerMatches(counted.answerHash, counted.salt, answer);
   if (right) {
     if (!(await guardStore(deps.stores.challenges.delete(id)))) throw notFound('Challenge');
-    const admitted = await admit(deps, counted.site, req);
     return { success: true, ...issueToken(deps, admitted, { kind: 'v1', action: counted.action, cdata: counted.cdata, score: counted.score }) };
   }
   const left = V1_LIMITS.attempts - counted.attempts;
@@ -126,11 +124,10 @@ export async function verifyV1(deps: CaptchaDeps, id: string, answer: string, re
 
 /** A new image and answer for the same challenge, at most V1_LIMITS.regenerations times. */
 export async function regenerateV1(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise<V1View> {
-  const state = await load(deps, id, req);
+  const { state, admitted } = await load(deps, id, req);
   if (state.regenerations >= V1_LIMITS.regenerations) {
     throw validationError('challenge', 'This challenge cannot be regenerated any more; start a new one.');
   }
-  const admitted = await admit(deps, state.site, req);
   const { answer, ...hashed } = newAnswer(admitted);
   const answerSealed = sealAnswer(answer, deps.tokenKey);
   const next = (await guardStore(

@@ -1,0 +1,28 @@
+import type { Middleware } from 'koa';
+import { authenticateApiKey } from '../src/accounts/api-keys.ts';
+import type { Services } from '../routers/context.ts';
+import { contextFromKoa } from './koa-context.ts';
+import { rateLimit } from './rate-limit.ts';
+
+/**
+ * Authenticates the Bearer API key (401 otherwise) and counts the request against that
+ * key's per-minute limit (429 past it), before anything else runs. REST's API-key routes
+ * and /trpc share it, so a key has one budget whichever way it calls. The limiter fails
+ * open: a store outage must not take the API down.
+ */
+export function apiKeyGate(services: Services): Middleware {
+  const perKeyLimit = rateLimit(services.stores, {
+    name: 'api',
+    max: services.config.API_RATE_LIMIT,
+    windowMs: 60_000,
+    id: (ctx) => `key:${ctx.state.apiKey.id}`,
+    onStoreError: 'open',
+    log: services.log,
+    metrics: services.metrics,
+  });
+  return async (ctx, next) => {
+    const em = contextFromKoa(services, ctx).em;
+    ctx.state.apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined);
+    await perKeyLimit(ctx, next);
+  };
+}
