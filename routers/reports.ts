@@ -107,6 +107,7 @@ export const reportsRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/api/v1/reports', summary: 'Create a report', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
       successStatus: 201,
+      errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY'],
     })
     .input(z.object({ url: z.string().max(4096), privacy: privacy.default(1), password }))
     .output(single)
@@ -122,6 +123,7 @@ export const reportsRouter = router({
   update: apiKeyProcedure
     .meta({
       openapi: { method: 'PUT', path: '/api/v1/reports/{id}', summary: 'Update a report', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
+      errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY'],
     })
     .input(z.object({ id: reportId, privacy: privacy.optional(), password, results: oneOf('results', ['0', '1']).default('0') }))
     .output(single)
