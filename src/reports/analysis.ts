@@ -59,9 +59,12 @@ export function createReportAnalyzer(
         return await pool.run(() => timed(url));
       } catch (err) {
         if (err instanceof SaturatedError) {
-          throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', { retryAfter: err.retryAfterSeconds });
+          throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', {
+            code: 'ERR_ANALYZER_BUSY',
+            retryAfter: err.retryAfterSeconds,
+          });
         }
-        if (err instanceof AnalyzeError) throw validationError('url', err.message);
+        if (err instanceof AnalyzeError) throw validationError('url', err.message, 'ERR_ANALYSIS_FAILED');
         throw err;
       }
     },
