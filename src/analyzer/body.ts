@@ -5,6 +5,7 @@
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { AnalyzeError } from './errors.ts';
+import { metaCharset } from './scan.ts';
 
 /** A fully read (or deliberately truncated) body. */
 export interface ReadBody {
@@ -163,8 +164,7 @@ export function decodeHtml(bytes: Buffer, contentType: string | undefined): stri
   label ??= charsetFromContentType(contentType);
   if (!label) {
     const head = bytes.subarray(0, 1024).toString('latin1');
-    const meta = /<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)/i.exec(head);
-    label = meta?.[1];
+    label = metaCharset(head)?.toLowerCase();
   }
   if (!label || label === 'utf-8' || label === 'utf8') return bytes.toString('utf8').replace(/^\uFEFF/, '');
   try {
