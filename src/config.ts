@@ -51,6 +51,7 @@ const envSchema = z.object({
   ANALYZER_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
   ANALYZER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   ANALYZER_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  ANALYZER_CHECK_BUDGET_MS: z.coerce.number().int().min(10).default(5_000),
   /** JSON object overriding analyzer thresholds, e.g. {"maxLoadTimeMs": 3000}. */
   ANALYZER_THRESHOLDS: jsonObject.optional(),
   /** JSON object overriding importance weights, e.g. {"high": 10, "medium": 5, "low": 2}. */

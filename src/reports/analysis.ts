@@ -1,6 +1,7 @@
 import {
   AnalysisPool,
   AnalyzeError,
+  CheckPool,
   SaturatedError,
   analyzeUrl,
   defaultAnalyzerOptions,
@@ -8,13 +9,15 @@ import {
   type AnalyzerOptions,
 } from '../analyzer/index.ts';
 import type { Config } from '../config.ts';
-import { AppError, validationError } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 
 /** Runs analyses for the reports API with bounded concurrency and maps failures to AppErrors. */
 export interface ReportAnalyzer {
   analyze(url: string): Promise<AnalysisResult>;
   readonly pool: AnalysisPool;
+  /** Stop the check workers (services.close()). */
+  close(): Promise<void>;
 }
 
 export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
@@ -23,6 +26,7 @@ export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
     allowPrivate: config.ANALYZER_ALLOW_PRIVATE,
     totalTimeoutMs: config.ANALYZER_TIMEOUT_MS,
     maxBodyBytes: config.ANALYZER_MAX_BYTES,
+    checkBudgetMs: config.ANALYZER_CHECK_BUDGET_MS,
     thresholds: { ...base.thresholds, ...(config.ANALYZER_THRESHOLDS ?? {}) },
     weights: { ...base.weights, ...(config.ANALYZER_WEIGHTS ?? {}) },
   });
@@ -38,11 +42,14 @@ export function createReportAnalyzer(
   metrics?: Pick<Metrics, 'observeAnalysis'>,
 ): ReportAnalyzer {
   const pool = new AnalysisPool(config.ANALYZER_CONCURRENCY, config.ANALYZER_QUEUE);
+  // Checks run in worker threads, one per running analysis at most, started with the service.
+  const checkPool = options.checkPool ?? new CheckPool({ threads: config.ANALYZER_CONCURRENCY });
+  const analyzerOptions: AnalyzerOptions = { ...options, checkPool };
   const timed = async (url: string) => {
     const started = performance.now();
     let outcome = 'error';
     try {
-      const result = await analyzeUrl(url, options);
+      const result = await analyzeUrl(url, analyzerOptions);
       outcome = 'ok';
       return result;
     } catch (err) {
@@ -54,6 +61,7 @@ export function createReportAnalyzer(
   };
   return {
     pool,
+    close: () => (options.checkPool ? Promise.resolve() : checkPool.close()),
     async analyze(url) {
       try {
         return await pool.run(() => timed(url));
@@ -64,7 +72,14 @@ export function createReportAnalyzer(
             retryAfter: err.retryAfterSeconds,
           });
         }
-        if (err instanceof AnalyzeError) throw validationError('url', err.message, 'ERR_ANALYSIS_FAILED');
+        if (err instanceof AnalyzeError) {
+          // err.reason (check_budget, timeout, forbidden_address...) stays on the cause for the error body's code.
+          throw new AppError('VALIDATION_FAILED', err.message, {
+              code: 'ERR_ANALYSIS_FAILED',
+              errors: { url: [err.message] },
+              cause: err,
+            });
+        }
         throw err;
       }
     },
