@@ -6,6 +6,8 @@ export interface ErrorBody {
   message: string;
   status: number;
   errors?: FieldErrors;
+  /** Why, within the status (a report whose URL could not be analysed: the analyzer's reason). */
+  reason?: string;
 }
 
 export interface ErrorResponse {
@@ -69,6 +71,7 @@ function fromAppError(err: AppError, unexpected: boolean): ErrorResponse {
   if (err.retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(err.retryAfter)));
   const body: ErrorBody = { message: status === 500 ? 'Internal server error.' : err.message, status };
   if (err.errors) body.errors = err.errors;
+  if (err.reason) body.reason = err.reason;
   return { status, body, headers, unexpected: unexpected || status >= 500 };
 }
 

@@ -23,6 +23,8 @@ export type Meta = OpenApiMeta<{
   successStatus?: number;
   /** A binary answer: the procedure returns a Buffer sent with this content type. */
   responseType?: 'image/png';
+  /** More methods serving the same path and procedure (PATCH beside PUT, as Laravel's resource routes). */
+  aliasMethods?: Array<'PUT' | 'PATCH'>;
   /** Failures answered in the siteverify protocol's shape instead of `{message, status}`. */
   errorShape?: 'siteverify';
 }>;
@@ -56,6 +58,7 @@ const t = initTRPC
           path: shape.data.path,
           appCode: app?.code,
           errors: app?.errors,
+          reason: app?.reason,
         },
       };
     },

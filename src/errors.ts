@@ -27,6 +27,8 @@ export interface AppErrorOptions {
   retryAfter?: number;
   /** Extra response headers (such as Allow on 405). */
   headers?: Record<string, string>;
+  /** A machine-readable cause within the code (the analyzer's failure reason on a 422). */
+  reason?: string;
   cause?: unknown;
 }
 
@@ -36,6 +38,7 @@ export class AppError extends Error {
   readonly errors?: FieldErrors;
   readonly retryAfter?: number;
   readonly headers?: Record<string, string>;
+  readonly reason?: string;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -43,6 +46,7 @@ export class AppError extends Error {
     this.errors = options.errors;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers;
+    this.reason = options.reason;
   }
 
   get status(): number {
@@ -50,9 +54,9 @@ export class AppError extends Error {
   }
 }
 
-/** A 422 for one field. */
-export function validationError(field: string, message: string): AppError {
-  return new AppError('VALIDATION_FAILED', message, { errors: { [field]: [message] } });
+/** A 422 for one field; `reason` names the cause for clients that branch on it. */
+export function validationError(field: string, message: string, reason?: string): AppError {
+  return new AppError('VALIDATION_FAILED', message, { errors: { [field]: [message] }, reason });
 }
 
 export function notFound(what = 'Resource'): AppError {
