@@ -146,11 +146,11 @@ function parseJson(res: RawResponse, where: string): any {
   }
 }
 
-/** `{message, status, errors?}` with `status` equal to the HTTP status. */
+/** `{message, status, errors?, reason?}` with `status` equal to the HTTP status. */
 export function expectErrorShape(res: RawResponse, where: string): void {
   const body = parseJson(res, where);
   expect(typeof body, where).toBe('object');
-  expect(Object.keys(body).filter((k) => !['message', 'status', 'errors'].includes(k)), where).toEqual([]);
+  expect(Object.keys(body).filter((k) => !['message', 'status', 'errors', 'reason'].includes(k)), where).toEqual([]);
   expect(typeof body.message, where).toBe('string');
   expect(body.status, where).toBe(res.status);
   if (body.errors !== undefined) {
