@@ -101,7 +101,7 @@ entries as (
          jsonb_build_object('passed', c.passed, 'importance', c.importance, 'value', c.value)
          || case when c.passed then '{}'::jsonb else jsonb_build_object('errors', jsonb_build_object(
               case
-                when c.check_id = 'title' and c.value = 'null'::jsonb then 'missing'
+                when c.check_id = 'title' and (c.value = 'null'::jsonb or c.value = '""'::jsonb) then 'missing'
                 when c.check_id = 'title' and c.details::text like '%<title>%' then 'too_many'
                 when c.check_id = 'title' then 'length'
                 when c.check_id = 'headings' and jsonb_typeof(c.value) = 'array' and jsonb_array_length(c.value) > 1 then 'too_many'
@@ -109,7 +109,7 @@ entries as (
                 when c.check_id = 'headings' then 'missing'
                 else coalesce(k.error_key, 'failed')
               end,
-              case when jsonb_typeof(c.details) = 'array' and jsonb_array_length(c.details) > 0 then c.details else 'null'::jsonb end)) end
+              'null'::jsonb)) end
          || jsonb_build_object('category', c.category, 'details', c.details) as entry,
          case c.importance when 'high' then ${w.high} when 'medium' then ${w.medium} when 'low' then ${w.low} else 0 end as weight
   from checks c left join keys k on k.id = c.check_id

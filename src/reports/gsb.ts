@@ -51,7 +51,7 @@ export async function safeBrowsingCheck(url: string, opts: SafeBrowsingOptions):
     passed: found.length === 0,
     importance: 'high',
     value: found,
-    ...(found.length ? { errors: { failed: details } } : {}),
+    ...(found.length ? { errors: { failed: null } } : {}),
     category: 'security',
     details,
   };

@@ -1,7 +1,9 @@
 /**
  * A report's `results` as phpRank stores and returns them: one object keyed by check id, each
  * entry `{passed, importance, value, errors?, category, details}`. `errors` is present only on
- * a failed check, under phpRank's key for that check; `category` and `details` are ours.
+ * a failed check, `{<phpRank's key for that failure>: null}` (phpRank's own values vary by
+ * check; ours are in `details`, not repeated, to keep lists light); `category` and `details`
+ * are ours.
  */
 import type { CheckCategory, CheckResult, Importance } from '../analyzer/index.ts';
 import { allChecks, scoreResults, type Grade } from '../analyzer/scoring.ts';
@@ -11,7 +13,7 @@ export interface ResultEntry {
   passed: boolean;
   importance: Importance;
   value: unknown;
-  /** Only on a failed check: phpRank's error key, holding our details. */
+  /** Only on a failed check: phpRank's error key (its value null; the specifics are in `details`). */
   errors?: Record<string, unknown>;
   category: CheckCategory;
   /** Offending elements or reasons (empty when passed). */
@@ -55,7 +57,7 @@ const errorKeys: Record<string, string> = {
 /** title and headings name the failure as phpRank does: missing, too many, or length/duplicate. */
 function errorKeyOf(check: Pick<CheckResult, 'id' | 'value' | 'details'>): string {
   if (check.id === 'title') {
-    if (check.value === null) return 'missing';
+    if (check.value === null || check.value === '') return 'missing';
     return check.details.some((d) => typeof d === 'string' && d.startsWith('<title>')) ? 'too_many' : 'length';
   }
   if (check.id === 'headings') {
@@ -71,7 +73,7 @@ export function toEntry(check: CheckResult): ResultEntry {
     passed: check.passed,
     importance: check.importance,
     value: check.value,
-    ...(check.passed ? {} : { errors: { [errorKeyOf(check)]: check.details.length ? check.details : null } }),
+    ...(check.passed ? {} : { errors: { [errorKeyOf(check)]: null } }),
     category: check.category,
     details: check.details,
   };

@@ -188,7 +188,7 @@ describe('store (POST /api/v1/reports)', () => {
   it('fails gsb for a URL Safe Browsing lists, with an error under `failed`', async () => {
     gsb.flagged.add(`${site.url}/poor`);
     const r = (await request(api('/api/v1/reports'), { method: 'POST', key: ada.key, form: { url: `${site.url}/poor` } })).body.data;
-    expect(r.results.gsb).toMatchObject({ passed: false, value: ['SOCIAL_ENGINEERING'], errors: { failed: [expect.stringMatching(/SOCIAL_ENGINEERING/)] } });
+    expect(r.results.gsb).toMatchObject({ passed: false, value: ['SOCIAL_ENGINEERING'], errors: { failed: null }, details: [expect.stringMatching(/SOCIAL_ENGINEERING/)] });
   });
 
   it('keeps the errors of the habits issue, with the analyzer reason as a code', async () => {

@@ -81,8 +81,8 @@ describe.each(targets)('the phpRank-shape migration ($name)', (target) => {
     expect(applied.map((m) => m.name)).toContain(mine);
 
     const rows = await run('select id, url, score, result, results from reports order by id');
-    const a = rows.find((r: any) => r.id === full.id);
-    const b = rows.find((r: any) => r.id === empty.id);
+    const a = rows.find((r: any) => r.id === full.id)!;
+    const b = rows.find((r: any) => r.id === empty.id)!;
     const results = typeof a.results === 'string' ? JSON.parse(a.results) : a.results;
 
     expect(Object.keys(results).sort()).toEqual(
@@ -93,15 +93,15 @@ describe.each(targets)('the phpRank-shape migration ($name)', (target) => {
       passed: false,
       importance: 'high',
       value: ['One', 'Two'],
-      errors: { too_many: ['<h1>One</h1>', '<h1>Two</h1>'] },
+      errors: { too_many: null },
       category: 'seo',
       details: ['<h1>One</h1>', '<h1>Two</h1>'],
     });
     // phpRank's importances replace ours for its checks; extras keep theirs.
-    expect(results.image_keywords).toMatchObject({ importance: 'high', errors: { missing: ['<img src="/a.png">'] } });
+    expect(results.image_keywords).toMatchObject({ importance: 'high', errors: { missing: null } });
     expect(results.meta_viewport.importance).toBe('medium');
-    expect(results.canonical).toMatchObject({ importance: 'medium', errors: { failed: ['The page has no canonical link.'] } });
-    expect(results.social).toMatchObject({ importance: 'low', errors: { missing: ['No links to social profiles.'] } });
+    expect(results.canonical).toMatchObject({ importance: 'medium', errors: { failed: null } });
+    expect(results.social).toMatchObject({ importance: 'low', errors: { missing: null } });
     expect(results.https_encryption).not.toHaveProperty('errors');
 
     // high 10, medium 5, low 0: passed title, https_encryption, meta_viewport = 25 of 60.
@@ -120,5 +120,5 @@ describe.each(targets)('the phpRank-shape migration ($name)', (target) => {
     await db.orm.getMigrator().up();
     const again = await run('select url, score, result, results from reports where id = ?', [full.id]);
     expect(again[0]).toMatchObject({ url: 'example.com/guide/', score: 42, result: 'bad' });
-  });
+  }, 180_000);
 });
