@@ -23,6 +23,8 @@ export type Meta = OpenApiMeta<{
   successStatus?: number;
   /** A binary answer: the procedure returns a Buffer sent with this content type. */
   responseType?: 'image/png';
+  /** More methods serving the same path and procedure (PATCH beside PUT, as Laravel's resource routes). */
+  aliasMethods?: Array<'PUT' | 'PATCH'>;
   /** Failures answered in the siteverify protocol's shape instead of `{message, status}`. */
   errorShape?: 'siteverify';
 }>;
@@ -58,6 +60,7 @@ const t = initTRPC
           /** The stable public code, as in REST error bodies (`ERR_NOT_FOUND`, ...). */
           errorCode: app?.errorCode,
           errors: app?.errors,
+          reason: app?.reason,
         },
       };
     },

@@ -68,7 +68,7 @@ export interface AnalyzerOptions {
   userAgent: string;
   /** Check thresholds; see {@link Thresholds}. */
   thresholds: Thresholds;
-  /** Score weight of a check by importance. Defaults high=10, medium=5, low=2 (see scoring.ts). */
+  /** Score weight of a check by importance. Defaults high=10, medium=5, low=0, as phpRank's (see scoring.ts). */
   weights: Record<'high' | 'medium' | 'low', number>;
   /**
    * DNS resolver, injectable for tests. Defaults to `dns.promises.lookup(host, { all: true })`.
@@ -121,7 +121,7 @@ export function defaultAnalyzerOptions(overrides: AnalyzerOptionsOverrides = {})
     maxRedirects: 10,
     userAgent: defaultUserAgent,
     thresholds: { ...defaultThresholds },
-    weights: { high: 10, medium: 5, low: 2 },
+    weights: { high: 10, medium: 5, low: 0 },
   };
   for (const [key, value] of Object.entries(rest)) {
     if (value !== undefined) (base as unknown as Record<string, unknown>)[key] = value;

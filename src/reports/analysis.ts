@@ -5,16 +5,23 @@ import {
   SaturatedError,
   analyzeUrl,
   defaultAnalyzerOptions,
-  type AnalysisResult,
   type AnalyzerOptions,
 } from '../analyzer/index.ts';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError, validationError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
+import { safeBrowsingCheck, type SafeBrowsingOptions } from './gsb.ts';
+import type { StoredAnalysis } from './reports.ts';
+import { scoreOf, toReportResults } from './results.ts';
+import { storedUrl } from './urls.ts';
 
-/** Runs analyses for the reports API with bounded concurrency and maps failures to AppErrors. */
+/**
+ * Runs analyses for the reports API with bounded concurrency and maps failures to AppErrors.
+ * An analysis comes back as a report stores it: phpRank's results (with `gsb` when an API key
+ * is configured), scored with the configured weights, and `url` in phpRank's form.
+ */
 export interface ReportAnalyzer {
-  analyze(url: string): Promise<AnalysisResult>;
+  analyze(url: string): Promise<StoredAnalysis>;
   readonly pool: AnalysisPool;
   /** Stop the check workers (services.close()). */
   close(): Promise<void>;
@@ -41,6 +48,9 @@ export function createReportAnalyzer(
   options: AnalyzerOptions = analyzerOptionsFrom(config),
   metrics?: Pick<Metrics, 'observeAnalysis'>,
 ): ReportAnalyzer {
+  const gsb: SafeBrowsingOptions | undefined = config.GSB_API_KEY
+    ? { apiKey: config.GSB_API_KEY, baseUrl: config.GSB_BASE_URL }
+    : undefined;
   const pool = new AnalysisPool(config.ANALYZER_CONCURRENCY, config.ANALYZER_QUEUE);
   // Checks run in worker threads, one per running analysis at most, started with the service.
   const checkPool = options.checkPool ?? new CheckPool({ threads: config.ANALYZER_CONCURRENCY });
@@ -63,8 +73,9 @@ export function createReportAnalyzer(
     pool,
     close: () => (options.checkPool ? Promise.resolve() : checkPool.close()),
     async analyze(url) {
+      let analysis;
       try {
-        return await pool.run(() => timed(url));
+        analysis = await pool.run(() => timed(url));
       } catch (err) {
         if (err instanceof SaturatedError) {
           throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', {
@@ -73,15 +84,18 @@ export function createReportAnalyzer(
           });
         }
         if (err instanceof AnalyzeError) {
-          // err.reason (check_budget, timeout, forbidden_address...) stays on the cause for the error body's code.
-          throw new AppError('VALIDATION_FAILED', err.message, {
-              code: 'ERR_ANALYSIS_FAILED',
-              errors: { url: [err.message] },
-              cause: err,
-            });
+          // The analyzer's reason (check_budget, timeout, forbidden_address...) is the body's `reason`.
+          throw validationError('url', err.message, { code: 'ERR_ANALYSIS_FAILED', reason: err.reason });
         }
         throw err;
       }
+      const results = toReportResults(analysis.results);
+      if (gsb) {
+        const entry = await safeBrowsingCheck(analysis.finalUrl, gsb);
+        if (entry) results['gsb'] = entry;
+      }
+      const { score, result } = scoreOf(results, options.weights);
+      return { url: storedUrl(analysis.finalUrl), project: analysis.project, score, result, results };
     },
   };
 }

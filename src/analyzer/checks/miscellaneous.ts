@@ -112,7 +112,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: { blocks: blocks.length, invalid: details.length }, details };
   }),
 
-  misc('viewport', 'high', (page) => {
+  misc('meta_viewport', 'medium', (page) => {
     const content = metaByName(page, 'viewport')[0]?.attribs['content']?.trim();
     return {
       passed: Boolean(content),
@@ -143,7 +143,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     };
   }),
 
-  misc('social_links', 'low', (page) => {
+  misc('social', 'low', (page) => {
     const networks = new Set<string>();
     for (const el of page.$('a[href]').toArray()) {
       const url = page.resolve(el.attribs['href']);
@@ -168,7 +168,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     return { passed: missing.length === 0, value: [...found], details: missing.map((p) => `Missing ${p}`) };
   }),
 
-  misc('content_length', 'medium', (page) => {
+  misc('content_length', 'low', (page) => {
     const words = page.words.length;
     const min = page.thresholds.minWords;
     return { passed: words >= min, value: words, details: words >= min ? [] : [`${words} words (min ${min}).`] };
@@ -194,7 +194,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     };
   }),
 
-  misc('deprecated_tags', 'low', (page) => {
+  misc('deprecated_html_tags', 'low', (page) => {
     const counts: Record<string, number> = {};
     for (const el of page.$(deprecatedTags.join(',')).toArray() as Element[]) counts[el.tagName] = (counts[el.tagName] ?? 0) + 1;
     const details = Object.entries(counts).map(([tag, n]) => `<${tag}> x${n}`);

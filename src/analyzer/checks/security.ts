@@ -42,7 +42,7 @@ function contentSecurityPolicy(page: PageContext): { source: string; policy: str
 
 /** The security checks. */
 export const securityChecks: CheckDefinition[] = [
-  sec('https', 'high', (page) => {
+  sec('https_encryption', 'high', (page) => {
     const passed = page.url.protocol === 'https:';
     return { passed, value: page.url.protocol.slice(0, -1), details: passed ? [] : ['The page is served over plain HTTP.'] };
   }),
@@ -59,7 +59,7 @@ export const securityChecks: CheckDefinition[] = [
     return { passed, value: probe.finalUrl ?? null, details: passed ? [] : [detail] };
   }),
 
-  sec('mixed_content', 'high', (page) => {
+  sec('mixed_content', 'medium', (page) => {
     if (page.url.protocol !== 'https:') return { passed: true, value: 'not applicable (http page)', details: [] };
     const insecure = pageResources(page).filter((r) => r.url.protocol === 'http:');
     return {
@@ -96,7 +96,7 @@ export const securityChecks: CheckDefinition[] = [
     return { passed: unsafe.length === 0, value: unsafe.length, details: unsafe.map((el) => page.describe(el, 'href')) };
   }),
 
-  sec('plaintext_emails', 'low', (page) => {
+  sec('plaintext_email', 'low', (page) => {
     const emails = findEmails(page);
     return { passed: emails.length === 0, value: emails.length, details: emails };
   }),
