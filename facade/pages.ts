@@ -6,6 +6,7 @@ import { loadSharedReport } from '../src/reports/shared.ts';
 import { renderMessagePage, renderPasswordPage, renderReportPage } from '../src/reports/share-page.ts';
 import { bodyParser } from './body.ts';
 import { contextFromKoa } from './koa-context.ts';
+import { clientKey } from '../src/net/client-key.ts';
 import { rateLimit } from './rate-limit.ts';
 
 function html(ctx: Context, status: number, body: string) {
@@ -30,7 +31,7 @@ export function pagesRouter(services: Services): Router {
     name: 'share-password',
     max: services.config.SHARE_PASSWORD_ATTEMPTS,
     windowMs: 15 * 60_000,
-    id: (ctx) => `${ctx.ip}:${ctx.params.id}`,
+    id: (ctx) => `${clientKey(ctx.ip)}:${ctx.params.id}`,
     onStoreError: 'closed',
     log: services.log,
     metrics: services.metrics,
