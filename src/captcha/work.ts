@@ -16,7 +16,7 @@ import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from '
 /** How long a work ticket may be redeemed after issue. */
 export const WORK_TTL_MS = 180_000;
 /** Bounds of a ticket: never more puzzles or bits than these, whatever the evidence says. */
-export const WORK_LIMITS = { maxCount: 128, maxBits: 26, minBits: 1, ticketLength: 1024 } as const;
+export const WORK_LIMITS = { maxCount: 128, maxBits: 26, minBits: 1, ticketLength: 2048 } as const;
 
 /** What a ticket is for; a ticket redeems only where its purpose is expected. */
 export type WorkPurpose = 'v1' | 'v1-no-image' | 'v2' | 'v3';
@@ -39,6 +39,9 @@ export interface WorkClaims extends WorkSize {
   exp: number;
   /** Server-observed evidence at issue (see evidence.ts), carried to the score. */
   ev: number[];
+  /** The action and cdata the token will carry (validated at the door). */
+  action: string | null;
+  cdata: string | null;
 }
 
 /** What the widget receives. */
@@ -72,7 +75,16 @@ export function bindingOf(...parts: (string | null | undefined)[]): string {
 /** Issues a signed ticket of `size` for `site`, valid {@link WORK_TTL_MS} from `now`. */
 export function issueWork(
   tokenKey: Buffer,
-  opts: { site: string; purpose: WorkPurpose; bind: string; size: WorkSize; now: number; evidence?: number[] },
+  opts: {
+    site: string;
+    purpose: WorkPurpose;
+    bind: string;
+    size: WorkSize;
+    now: number;
+    evidence?: number[];
+    action?: string | null;
+    cdata?: string | null;
+  },
 ): WorkView {
   const count = clamp(opts.size.count, 1, WORK_LIMITS.maxCount);
   const bits = clamp(opts.size.bits, WORK_LIMITS.minBits, WORK_LIMITS.maxBits);
@@ -86,9 +98,11 @@ export function issueWork(
     iat: opts.now,
     exp: opts.now + WORK_TTL_MS,
     ev: opts.evidence ?? [],
+    action: opts.action ?? null,
+    cdata: opts.cdata ?? null,
   };
   const payload = Buffer.from(
-    JSON.stringify([claims.id, claims.site, claims.purpose, claims.bind, count, bits, claims.iat, claims.exp, claims.ev]),
+    JSON.stringify([claims.id, claims.site, claims.purpose, claims.bind, count, bits, claims.iat, claims.exp, claims.ev, claims.action, claims.cdata]),
   ).toString('base64url');
   const ticket = `${payload}.${mac(tokenKey, payload).toString('base64url')}`;
   return { ticket, id: claims.id, count, bits, expires_at: new Date(claims.exp).toISOString() };
@@ -104,8 +118,9 @@ export function openTicket(tokenKey: Buffer, ticket: unknown): { ok: true; claim
   const expected = mac(tokenKey, payload);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'forged' };
   try {
-    const [id, site, purpose, bind, count, bits, iat, exp, ev] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[];
-    return { ok: true, claims: { id, site, purpose, bind, count, bits, iat, exp, ev } as WorkClaims };
+    const fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[];
+    const [id, site, purpose, bind, count, bits, iat, exp, ev, action, cdata] = fields;
+    return { ok: true, claims: { id, site, purpose, bind, count, bits, iat, exp, ev, action, cdata } as WorkClaims };
   } catch {
     return { ok: false, reason: 'malformed' };
   }
