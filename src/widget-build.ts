@@ -17,6 +17,8 @@ export interface WidgetBundle {
 
 /** Entry point of the widget's TypeScript sources. */
 export const WIDGET_ENTRY = fileURLToPath(new URL('./widget/index.ts', import.meta.url));
+/** The proof-of-work worker's own entry; its bundle is embedded in widget.js (started from a Blob URL). */
+export const WORKER_ENTRY = fileURLToPath(new URL('./widget/work-worker.ts', import.meta.url));
 
 /** Browsers the bundle targets: evergreen ones from 2021 on (Worker, WebCrypto, shadow DOM). */
 export const WIDGET_TARGET = ['chrome90', 'firefox90', 'safari15', 'edge90'];
@@ -36,7 +38,20 @@ export function widgetBundle(): Promise<WidgetBundle> {
 }
 
 async function bundle(): Promise<WidgetBundle> {
+  const worker = await build({
+    entryPoints: [WORKER_ENTRY],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    platform: 'browser',
+    target: WIDGET_TARGET,
+    write: false,
+    legalComments: 'none',
+    charset: 'utf8',
+    logLevel: 'silent',
+  });
   const result = await build({
+    define: { __AUDITCAPTCHA_WORK_WORKER__: JSON.stringify(worker.outputFiles[0]!.text) },
     entryPoints: [WIDGET_ENTRY],
     bundle: true,
     minify: true,
