@@ -88,8 +88,9 @@ export function widgetRouter(services: Services): Router {
         wrongOrigin: known ? undefined : { origin: pageOrigin ?? ctx.host, use: `${home}/demo` },
       }),
       // What a site embedding the widget allows: the script and its API calls from the
-      // service, the challenge image and the proof-of-work worker from blob: URLs.
-      `default-src 'none'; script-src ${widgetOrigin}; connect-src ${widgetOrigin}; img-src blob:; worker-src blob:; style-src 'nonce-${nonce}'`,
+      // service, the challenge image and the proof-of-work worker from blob: URLs, and
+      // 'wasm-unsafe-eval' so the worker may compile its WebAssembly SHA-256.
+      `default-src 'none'; script-src ${widgetOrigin} 'wasm-unsafe-eval'; connect-src ${widgetOrigin}; img-src blob:; worker-src blob:; style-src 'nonce-${nonce}'`,
     );
   });
 

@@ -22,16 +22,22 @@ export interface WidgetEntry {
   /** Entry point, relative to this module (`./widget/index.ts`). */
   source: string;
   format: 'iife' | 'esm';
+  /** A Web Worker entry bundled first and embedded as `__AUDITCAPTCHA_WORK_WORKER__`. */
+  worker?: string;
 }
 
 /**
  * Every browser bundle the service serves. `npm run build` (scripts/build.ts) builds each of
  * them into dist/public/ ahead of time; a new bundle is one more line here.
  */
-export const WIDGET_ENTRIES: WidgetEntry[] = [{ name: 'widget.js', source: './widget/index.ts', format: 'iife' }];
+export const WIDGET_ENTRIES: WidgetEntry[] = [
+  { name: 'widget.js', source: './widget/index.ts', format: 'iife', worker: './widget/work-worker.ts' },
+];
 
 /** Entry point of the widget's TypeScript sources. */
 export const WIDGET_ENTRY = fileURLToPath(new URL('./widget/index.ts', import.meta.url));
+/** The proof-of-work worker's own entry; its bundle is embedded in widget.js (started from a Blob URL). */
+export const WORKER_ENTRY = fileURLToPath(new URL('./widget/work-worker.ts', import.meta.url));
 
 /** Browsers the bundle targets: evergreen ones from 2021 on (Worker, WebCrypto, shadow DOM). */
 export const WIDGET_TARGET = ['chrome90', 'firefox90', 'safari15', 'edge90'];
@@ -82,17 +88,32 @@ async function load(name: string): Promise<WidgetBundle> {
 export async function buildWidgetEntry(entry: WidgetEntry): Promise<Buffer> {
   // Loaded only here: the compiled service never imports the bundler.
   const { build } = await import('esbuild');
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL(entry.source, import.meta.url))],
+  const options = {
     bundle: true,
     minify: true,
-    format: entry.format,
     platform: 'browser',
     target: WIDGET_TARGET,
     write: false,
     legalComments: 'none',
     charset: 'utf8',
     logLevel: 'silent',
+  } as const;
+  // The proof-of-work worker is its own esbuild entry, embedded in the bundle that starts it
+  // (from a Blob URL), so one script tag still loads everything.
+  const define: Record<string, string> = {};
+  if (entry.worker) {
+    const worker = await build({
+      ...options,
+      entryPoints: [fileURLToPath(new URL(entry.worker, import.meta.url))],
+      format: 'iife',
+    });
+    define.__AUDITCAPTCHA_WORK_WORKER__ = JSON.stringify(worker.outputFiles[0]!.text);
+  }
+  const result = await build({
+    ...options,
+    define,
+    entryPoints: [fileURLToPath(new URL(entry.source, import.meta.url))],
+    format: entry.format,
   });
   return Buffer.from(result.outputFiles[0]!.contents);
 }
