@@ -21,23 +21,32 @@ export const WIDGET_ENTRY = fileURLToPath(new URL('./widget/index.ts', import.me
 /** Browsers the bundle targets: evergreen ones from 2021 on (Worker, WebCrypto, shadow DOM). */
 export const WIDGET_TARGET = ['chrome90', 'firefox90', 'safari15', 'edge90'];
 
-let cached: Promise<WidgetBundle> | undefined;
+const cached = new Map<string, Promise<WidgetBundle>>();
 
 /**
  * Bundles src/widget with esbuild's JS API, in memory, minified. The first call builds;
  * later calls share the result. A failed build is not cached, so a later call retries.
  */
 export function widgetBundle(): Promise<WidgetBundle> {
-  cached ??= bundle().catch((err) => {
-    cached = undefined;
-    throw err;
-  });
-  return cached;
+  return scriptBundle(WIDGET_ENTRY);
 }
 
-async function bundle(): Promise<WidgetBundle> {
+/** The same for another browser entry (the compatibility scripts, src/widget/compat/scripts.ts). */
+export function scriptBundle(entry: string): Promise<WidgetBundle> {
+  let b = cached.get(entry);
+  if (!b) {
+    b = bundle(entry).catch((err) => {
+      cached.delete(entry);
+      throw err;
+    });
+    cached.set(entry, b);
+  }
+  return b;
+}
+
+async function bundle(entry: string): Promise<WidgetBundle> {
   const result = await build({
-    entryPoints: [WIDGET_ENTRY],
+    entryPoints: [entry],
     bundle: true,
     minify: true,
     format: 'iife',
