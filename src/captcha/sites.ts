@@ -45,7 +45,7 @@ export function parseOrigins(input: readonly string[]): string[] {
 }
 
 /** Creates a site; the plaintext secret is returned once and only its hash is kept. */
-export async function createSite(em: EntityManager, ownerId: number, input: { name: string; origins: string[] }) {
+export async function createSite(em: EntityManager, ownerId: number, input: { name: string; origins: string[]; siteverifyPerMinute?: number | null }) {
   const origins = parseOrigins(input.origins);
   const { secret, prefix } = newSecret();
   const now = new Date();
@@ -59,6 +59,7 @@ export async function createSite(em: EntityManager, ownerId: number, input: { na
     createdAt: now,
     updatedAt: now,
     secretRotatedAt: null,
+    siteverifyPerMinute: input.siteverifyPerMinute ?? null,
   });
   await em.persistAndFlush(site);
   return { site, secret };
@@ -74,8 +75,17 @@ async function ownSite(em: EntityManager, ownerId: number, sitekey: string): Pro
   return site;
 }
 
-export async function updateSite(em: EntityManager, ownerId: number, sitekey: string, change: { name?: string; origins?: string[] }): Promise<Site> {
+export async function updateSite(
+  em: EntityManager,
+  ownerId: number,
+  sitekey: string,
+  change: { name?: string; origins?: string[]; siteverifyPerMinute?: number | null },
+): Promise<Site> {
   const site = await ownSite(em, ownerId, sitekey);
+  if (change.siteverifyPerMinute !== undefined) {
+    site.siteverifyPerMinute = change.siteverifyPerMinute;
+    forgetSite(site);
+  }
   if (change.origins) site.origins = parseOrigins(change.origins);
   if (change.name) site.name = change.name;
   await em.flush();
@@ -106,24 +116,29 @@ export async function deleteSite(em: EntityManager, ownerId: number, sitekey: st
  * `SITE_CACHE_MS` (rotation and deletion here drop the entry at once; another instance
  * stops accepting an old secret within that time). Unknown secrets are not cached.
  */
-const secretCache = new Map<string, { sitekey: string; until: number }>();
+const secretCache = new Map<string, { sitekey: string; siteverifyPerMinute: number | null; until: number }>();
 
 /**
  * The sitekey a secret belongs to, compared in constant time against the stored hash;
  * null for an unknown secret.
  */
-export async function siteBySecret(em: EntityManager, secret: string, now = Date.now()): Promise<{ sitekey: string } | null> {
+export async function siteBySecret(
+  em: EntityManager,
+  secret: string,
+  now = Date.now(),
+): Promise<{ sitekey: string; siteverifyPerMinute: number | null } | null> {
   const digest = hashSecret(secret);
   const cacheKey = digest.toString('hex');
   const cached = secretCache.get(cacheKey);
-  if (cached && cached.until > now) return { sitekey: cached.sitekey };
+  if (cached && cached.until > now) return { sitekey: cached.sitekey, siteverifyPerMinute: cached.siteverifyPerMinute };
   const match = secretPattern.exec(secret);
-  const site = match ? await em.findOne(SiteSchema, { secretPrefix: match[1] }, { fields: ['sitekey', 'secretHash'] }) : null;
+  const site = match ? await em.findOne(SiteSchema, { secretPrefix: match[1] }, { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute'] }) : null;
   const expected = site ? Buffer.from(site.secretHash, 'hex') : unknownSecretHash;
   if (!timingSafeEqual(expected, digest) || !site) return null;
   if (secretCache.size > 10_000) secretCache.clear();
-  secretCache.set(cacheKey, { sitekey: site.sitekey, until: now + SITE_CACHE_MS });
-  return { sitekey: site.sitekey };
+  const siteverifyPerMinute = site.siteverifyPerMinute ?? null;
+  secretCache.set(cacheKey, { sitekey: site.sitekey, siteverifyPerMinute, until: now + SITE_CACHE_MS });
+  return { sitekey: site.sitekey, siteverifyPerMinute };
 }
 
 function forgetSite(site: Site): void {
@@ -156,5 +171,6 @@ export function describeSite(site: Site) {
     secret_prefix: `sec_${site.secretPrefix}`,
     created_at: site.createdAt.toISOString(),
     secret_rotated_at: site.secretRotatedAt ? site.secretRotatedAt.toISOString() : null,
+    siteverify_per_minute: site.siteverifyPerMinute ?? null,
   };
 }

@@ -21,6 +21,8 @@ export const SiteSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
     secretRotatedAt: p.datetime().nullable(),
+    /** Siteverify calls a minute per client address for this site's secret; null: the spec's 120. */
+    siteverifyPerMinute: p.integer().nullable(),
   },
 });
 
