@@ -32,6 +32,10 @@ export interface WidgetEntry {
  */
 export const WIDGET_ENTRIES: WidgetEntry[] = [
   { name: 'widget.js', source: './widget/index.ts', format: 'iife', worker: './widget/work-worker.ts' },
+  // The providers' drop-in scripts (src/widget/compat/scripts.ts maps them to their paths).
+  { name: 'turnstile.js', source: './widget/compat/turnstile.ts', format: 'iife', worker: './widget/work-worker.ts' },
+  { name: 'recaptcha.js', source: './widget/compat/recaptcha.ts', format: 'iife', worker: './widget/work-worker.ts' },
+  { name: 'hcaptcha.js', source: './widget/compat/hcaptcha.ts', format: 'iife', worker: './widget/work-worker.ts' },
 ];
 
 /** Entry point of the widget's TypeScript sources. */
