@@ -70,6 +70,13 @@ export function widgetRouter(services: Services): Router {
   };
 
   r.get('/widget.js', async (ctx) => serveScript(ctx, await bundle()));
+  r.get('/widget-worker.js', async (ctx) => {
+    try {
+      serveScript(ctx, await bundleNamed('widget-worker.js'));
+    } catch {
+      throw new AppError('UNAVAILABLE', 'The widget is not available.', { retryAfter: 5 });
+    }
+  });
 
   // The Turnstile, reCAPTCHA and hCaptcha client APIs at their providers' paths, so a page
   // switches by changing the script's host (src/widget/compat).
