@@ -18,6 +18,8 @@ export interface ErrorBody {
   message: string;
   status: number;
   errors?: FieldErrors;
+  /** Why, within the status (a report whose URL could not be analysed: the analyzer's reason). */
+  reason?: string;
 }
 
 /**
@@ -101,6 +103,7 @@ function fromAppError(err: AppError, unexpected: boolean): ErrorResponse {
       ? errorBody('ERR_INTERNAL', 'Internal server error.')
       : { code: err.errorCode, message: err.message, status };
   if (err.errors) body.errors = err.errors;
+  if (err.reason) body.reason = err.reason;
   return { status, body, headers, unexpected: unexpected || status >= 500 };
 }
 

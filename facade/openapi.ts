@@ -138,13 +138,20 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl = '/'): OpenAPIO
       apiKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
     },
   });
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, Operation>>;
+  // Alias methods (PATCH beside PUT) document the same operation under their own method.
+  for (const route of buildRouteTable(router)) {
+    if (!route.aliasOf) continue;
+    const item = paths[route.path];
+    const op = item?.[route.aliasOf.toLowerCase()];
+    if (item && op) item[route.method.toLowerCase()] = { ...op, operationId: `${op.operationId}-${route.method.toLowerCase()}` };
+  }
   // trpc-to-openapi documents 200 and its own error shapes; the routes answer what the
   // facade makes of meta: the success status, our error body, and their headers.
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   const components = { ...doc.components, schemas: { ...schemas, Error: errorSchema }, headers };
   doc.components = components as OpenAPIObject['components'];
-  const paths = (doc.paths ?? {}) as Record<string, Record<string, Operation>>;
   for (const route of buildRouteTable(router)) {
     const op = paths[route.path]?.[route.method.toLowerCase()];
     if (!op) continue;

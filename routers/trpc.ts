@@ -13,6 +13,8 @@ export type AuthKind = 'public' | 'apiKey' | 'origin' | 'secret';
 export interface RateLimitMeta {
   max: number;
   windowMs: number;
+  /** Counted by the procedure itself, per site and address (siteverify); the facade skips it. */
+  perSite?: boolean;
 }
 
 export type Meta = OpenApiMeta<{
@@ -23,6 +25,8 @@ export type Meta = OpenApiMeta<{
   successStatus?: number;
   /** A binary answer: the procedure returns a Buffer sent with this content type. */
   responseType?: 'image/png';
+  /** More methods serving the same path and procedure (PATCH beside PUT, as Laravel's resource routes). */
+  aliasMethods?: Array<'PUT' | 'PATCH'>;
   /** Failures answered in the siteverify protocol's shape instead of `{code, message, status}`. */
   errorShape?: 'siteverify';
   /**
@@ -63,6 +67,7 @@ const t = initTRPC
           /** The stable public code, as in REST error bodies (`ERR_NOT_FOUND`, ...). */
           errorCode: app?.errorCode,
           errors: app?.errors,
+          reason: app?.reason,
         },
       };
     },

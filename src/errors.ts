@@ -97,6 +97,8 @@ export interface AppErrorOptions {
   retryAfter?: number;
   /** Extra response headers (such as Allow on 405). */
   headers?: Record<string, string>;
+  /** A machine-readable cause within the code (the analyzer's failure reason on a 422). */
+  reason?: string;
   cause?: unknown;
 }
 
@@ -109,6 +111,7 @@ export class AppError extends Error {
   readonly errors?: FieldErrors;
   readonly retryAfter?: number;
   readonly headers?: Record<string, string>;
+  readonly reason?: string;
 
   constructor(kind: ErrorKind, message: string, options: AppErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -118,6 +121,7 @@ export class AppError extends Error {
     this.errors = options.errors;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers;
+    this.reason = options.reason;
   }
 
   /** The kind (the same as `code`). */
@@ -130,13 +134,17 @@ export class AppError extends Error {
   }
 }
 
-/** A 422 for one field; `code` names the failure when it is more than bad input. */
+/**
+ * A 422 for one field; `code` names the failure when it is more than bad input, `reason` a
+ * machine-readable cause within it (the analyzer's failure reason).
+ */
 export function validationError(
   field: string,
   message: string,
-  code: CodeOf<'VALIDATION_FAILED'> = 'ERR_VALIDATION',
+  options: { code?: CodeOf<'VALIDATION_FAILED'>; reason?: string } = {},
 ): AppError {
-  return new AppError('VALIDATION_FAILED', message, { code, errors: { [field]: [message] } });
+  const { code = 'ERR_VALIDATION', reason } = options;
+  return new AppError('VALIDATION_FAILED', message, { code, errors: { [field]: [message] }, reason });
 }
 
 export function notFound(what = 'Resource'): AppError {

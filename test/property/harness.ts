@@ -148,11 +148,11 @@ function parseJson(res: RawResponse, where: string): any {
   }
 }
 
-/** `{code, message, status, errors?}` with `status` equal to the HTTP status and a documented code. */
+/** `{code, message, status, errors?, reason?}` with `status` equal to the HTTP status and a documented code. */
 export function expectErrorShape(res: RawResponse, where: string): void {
   const body = parseJson(res, where);
   expect(typeof body, where).toBe('object');
-  expect(Object.keys(body).filter((k) => !['code', 'message', 'status', 'errors'].includes(k)), where).toEqual([]);
+  expect(Object.keys(body).filter((k) => !['code', 'message', 'status', 'errors', 'reason'].includes(k)), where).toEqual([]);
   expect(errorCodes[body.code as PublicErrorCode]?.status, where).toBe(body.status);
   expect(typeof body.message, where).toBe('string');
   expect(body.status, where).toBe(res.status);
