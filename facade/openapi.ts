@@ -43,6 +43,10 @@ const errorSchema = {
       description: 'Field name to its messages (422 only).',
       additionalProperties: { type: 'array', items: { type: 'string' } },
     },
+    reason: {
+      type: 'string',
+      description: 'A machine-readable cause within the code (why a URL could not be analysed, on a 422).',
+    },
   },
   required: ['code', 'message', 'status'],
   additionalProperties: false,

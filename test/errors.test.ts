@@ -32,6 +32,7 @@ describe('error codes', () => {
       message: 'Could not resolve.',
       status: 422,
       errors: { url: ['Could not resolve.'] },
+      reason: 'dns',
     });
     const limited = toErrorResponse(new AppError('RATE_LIMITED', 'Too many.', { retryAfter: 2.2 }));
     expect(limited.headers['Retry-After']).toBe('3');
