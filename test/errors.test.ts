@@ -25,7 +25,7 @@ describe('error codes', () => {
   });
 
   it('builds {code, message, status, errors?} at the choke point, and hides internals', () => {
-    const res = toErrorResponse(validationError('url', 'Could not resolve.', { code: 'ERR_ANALYSIS_FAILED' }));
+    const res = toErrorResponse(validationError('url', 'Could not resolve.', { code: 'ERR_ANALYSIS_FAILED', reason: 'dns' }));
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
       code: 'ERR_ANALYSIS_FAILED',
