@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
+import { parseBearer, sameSecret } from '../src/accounts/secret-scheme.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -32,9 +32,7 @@ export function routeLabel(ctx: Context): string {
 
 /** Whether `header` is `Bearer <token>`; compares SHA-256 digests in constant time. */
 function bearerMatches(header: string, token: string): boolean {
-  const given = /^Bearer +(\S+)\s*$/i.exec(header)?.[1] ?? '';
-  const digest = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(given), digest(token)) && given.length > 0;
+  return sameSecret(parseBearer(header) ?? '', token);
 }
 
 /**

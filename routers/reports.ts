@@ -6,6 +6,7 @@ import { createReportFromRequest, updateReportFromRequest } from '../src/reports
 import { buildPage, listPath, pageWindow } from '../src/reports/pagination.ts';
 import { storedUrlSearch } from '../src/reports/urls.ts';
 import { notFound } from '../src/errors.ts';
+import { parseId as parseNumericId } from '../src/ids.ts';
 import type { Privacy } from '../src/entities/report.entity.ts';
 
 const grade = z.enum(['good', 'decent', 'bad']);
@@ -38,9 +39,10 @@ const password = z.string().max(200).optional().transform((v) => (v === '' ? und
 /** Path ids are digits; anything else names no report (404, never a validation error). */
 const reportId = z.coerce.string();
 
-function parseId(id: string): number {
-  if (!/^[1-9]\d{0,9}$/.test(id) || Number(id) > 2_147_483_647) throw notFound('Report');
-  return Number(id);
+function parseId(text: string): number {
+  const id = parseNumericId(text);
+  if (id === undefined) throw notFound('Report');
+  return id;
 }
 
 export const reportsRouter = router({

@@ -1,31 +1,23 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.ts';
 import { ApiKeySchema, type ApiKey } from '../entities/api-key.entity.ts';
 import type { User } from '../entities/user.entity.ts';
 
-/**
- * Key format: `ak_<prefix>_<secret>`: a 10-hex-digit lookup prefix and 32 random bytes
- * (base64url). Only SHA-256 of the whole key is stored. A slow password hash is not needed
- * here: the key has 256 bits of entropy, so a fast hash cannot be brute-forced and keeps
- * per-request authentication cheap.
- */
-const keyPattern = /^ak_([0-9a-f]{10})_([A-Za-z0-9_-]{43})$/;
+import { apiKeyScheme, parseBearer } from './secret-scheme.ts';
+
+export { parseBearer };
 
 /** How stale `last_used_at` may get before a request writes it again (saves a write per call). */
 const lastUsedResolutionMs = 60_000;
 
-/** A hash no key has, compared against when the prefix is unknown so timing does not tell. */
-const unknownKeyHash = Buffer.alloc(32);
-
+/** SHA-256 of the whole key, as stored (the key format is `apiKeyScheme`'s, secret-scheme.ts). */
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  return apiKeyScheme.hash(key);
 }
 
 export function generateApiKey(): { key: string; prefix: string } {
-  const prefix = randomBytes(5).toString('hex');
-  const secret = randomBytes(32).toString('base64url');
-  return { key: `ak_${prefix}_${secret}`, prefix };
+  const { secret, prefix } = apiKeyScheme.generate();
+  return { key: secret, prefix };
 }
 
 /** Creates a key for `user` and returns the row and the plaintext key, which is never stored. */
@@ -48,12 +40,6 @@ export async function createApiKey(
   return { apiKey, key };
 }
 
-/** Extracts the token from an `Authorization: Bearer <token>` header; undefined if malformed. */
-export function parseBearer(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  return match?.[1];
-}
 
 /**
  * Resolves an Authorization header to a live API key (with its user loaded).
@@ -66,11 +52,9 @@ export async function authenticateApiKey(em: EntityManager, authorization: strin
       ? new AppError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API key>".', { code: 'ERR_API_KEY_INVALID' })
       : new AppError('UNAUTHORIZED', 'Missing API key.', { code: 'ERR_API_KEY_MISSING' });
   }
-  const match = keyPattern.exec(token);
-  const row = match ? await em.findOne(ApiKeySchema, { prefix: match[1] }, { populate: ['user'] }) : null;
-  const expected = row ? Buffer.from(row.hash, 'hex') : unknownKeyHash;
-  const matches = timingSafeEqual(expected, hashApiKey(token)) && row !== null;
-  if (!matches || !row || row.revokedAt) {
+  const prefix = apiKeyScheme.prefixOf(token);
+  const row = prefix ? await em.findOne(ApiKeySchema, { prefix }, { populate: ['user'] }) : null;
+  if (!apiKeyScheme.matches(token, row?.hash) || !row || row.revokedAt) {
     throw new AppError('UNAUTHORIZED', 'Invalid or revoked API key.', { code: 'ERR_API_KEY_INVALID' });
   }
   await touchLastUsed(em, row);

@@ -1,5 +1,7 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
+import { siteSecretScheme } from '../accounts/secret-scheme.ts';
 import { SiteSchema, type Site } from '../entities/site.entity.ts';
 import { UserSchema } from '../entities/user.entity.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -32,17 +34,9 @@ function levelOf(value: string | null | undefined): SecurityLevel {
 /** How long a site looked up by sitekey or secret is trusted without asking the database. */
 const SITE_CACHE_MS = 5_000;
 
-const secretPattern = /^sec_([0-9a-f]{10})_([A-Za-z0-9_-]{43})$/;
-const unknownSecretHash = Buffer.alloc(32);
-
-function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
-}
-
-function newSecret(): { secret: string; prefix: string } {
-  const prefix = randomBytes(5).toString('hex');
-  return { secret: `sec_${prefix}_${randomBytes(32).toString('base64url')}`, prefix };
-}
+/** Site secrets follow the one prefixed-secret scheme (src/accounts/secret-scheme.ts). */
+const hashSecret = (secret: string) => siteSecretScheme.hash(secret);
+const newSecret = () => siteSecretScheme.generate();
 
 function newSitekey(): string {
   return `sk_${randomBytes(15).toString('base64url')}`;
@@ -137,7 +131,29 @@ export async function deleteSite(em: EntityManager, ownerId: number, sitekey: st
  * `SITE_CACHE_MS` (rotation and deletion here drop the entry at once; another instance
  * stops accepting an old secret within that time). Unknown secrets are not cached.
  */
-const secretCache = new Map<string, { sitekey: string; siteverifyPerMinute: number | null; until: number }>();
+interface SecretEntry {
+  sitekey: string;
+  siteverifyPerMinute: number | null;
+  /** Trusted until then (on the caller's clock, `now`). */
+  until: number;
+}
+
+/**
+ * The caches of site lookups: past `max` entries the least recently used go first (instead
+ * of emptying the whole cache), and an entry is trusted for `SITE_CACHE_MS` on the caller's
+ * clock. One per process by default; tests and benchmarks may pass their own.
+ */
+export interface SiteCaches {
+  bySecretHash: LRUCache<string, SecretEntry>;
+  byKey: LRUCache<string, { view: SiteView | null; until: number }>;
+}
+
+export function createSiteCaches(opts: { max?: number } = {}): SiteCaches {
+  const max = opts.max ?? 10_000;
+  return { bySecretHash: new LRUCache({ max }), byKey: new LRUCache({ max }) };
+}
+
+const processCaches = createSiteCaches();
 
 /**
  * The sitekey a secret belongs to, compared in constant time against the stored hash;
@@ -147,41 +163,43 @@ export async function siteBySecret(
   em: EntityManager,
   secret: string,
   now = Date.now(),
+  caches: SiteCaches = processCaches,
 ): Promise<{ sitekey: string; siteverifyPerMinute: number | null } | null> {
-  const digest = hashSecret(secret);
-  const cacheKey = digest.toString('hex');
-  const cached = secretCache.get(cacheKey);
+  const cacheKey = hashSecret(secret).toString('hex');
+  const cached = caches.bySecretHash.get(cacheKey);
   if (cached && cached.until > now) return { sitekey: cached.sitekey, siteverifyPerMinute: cached.siteverifyPerMinute };
-  const match = secretPattern.exec(secret);
-  const site = match ? await em.findOne(SiteSchema, { secretPrefix: match[1] }, { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute'] }) : null;
-  const expected = site ? Buffer.from(site.secretHash, 'hex') : unknownSecretHash;
-  if (!timingSafeEqual(expected, digest) || !site) return null;
-  if (secretCache.size > 10_000) secretCache.clear();
-  const siteverifyPerMinute = site.siteverifyPerMinute ?? null;
-  secretCache.set(cacheKey, { sitekey: site.sitekey, siteverifyPerMinute, until: now + SITE_CACHE_MS });
-  return { sitekey: site.sitekey, siteverifyPerMinute };
+  const prefix = siteSecretScheme.prefixOf(secret);
+  const site = prefix
+    ? await em.findOne(SiteSchema, { secretPrefix: prefix }, { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute'] })
+    : null;
+  if (!siteSecretScheme.matches(secret, site?.secretHash) || !site) return null;
+  const found = { sitekey: site.sitekey, siteverifyPerMinute: site.siteverifyPerMinute ?? null };
+  caches.bySecretHash.set(cacheKey, { ...found, until: now + SITE_CACHE_MS });
+  return found;
 }
 
-function forgetSite(site: Site): void {
-  siteCache.delete(site.sitekey);
-  secretCache.delete(site.secretHash);
+function forgetSite(site: Site, caches: SiteCaches = processCaches): void {
+  caches.byKey.delete(site.sitekey);
+  caches.bySecretHash.delete(site.secretHash);
 }
 
 /**
  * Browser routes look sites up on every request; a short cache spares the database. Changes
  * made through this process apply at once, elsewhere within `SITE_CACHE_MS`.
  */
-const siteCache = new Map<string, { view: SiteView | null; until: number }>();
-
-export async function siteByKey(em: EntityManager, sitekey: string, now = Date.now()): Promise<SiteView | null> {
-  const cached = siteCache.get(sitekey);
+export async function siteByKey(
+  em: EntityManager,
+  sitekey: string,
+  now = Date.now(),
+  caches: SiteCaches = processCaches,
+): Promise<SiteView | null> {
+  const cached = caches.byKey.get(sitekey);
   if (cached && cached.until > now) return cached.view;
   const site = await em.findOne(SiteSchema, { sitekey }, { fields: ['sitekey', 'origins', 'securityLevel', 'minWorkBits'] });
   const view = site
     ? { sitekey: site.sitekey, origins: site.origins, test: false, level: levelOf(site.securityLevel), minWorkBits: site.minWorkBits ?? null }
     : null;
-  if (siteCache.size > 10_000) siteCache.clear();
-  siteCache.set(sitekey, { view, until: now + SITE_CACHE_MS });
+  caches.byKey.set(sitekey, { view, until: now + SITE_CACHE_MS });
   return view;
 }
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ReportSchema, type Report } from '../entities/report.entity.ts';
 import { verifyPassword } from './passwords.ts';
+import { parseId } from '../ids.ts';
 
 export type SharedReport =
   | { kind: 'visible'; report: Report }
@@ -12,8 +13,9 @@ export type SharedReport =
  * password reports only with the right password, private reports never (as if missing).
  */
 export async function loadSharedReport(em: EntityManager, idText: string, password?: string): Promise<SharedReport> {
-  if (!/^[1-9]\d{0,9}$/.test(idText) || Number(idText) > 2_147_483_647) return { kind: 'missing' };
-  const report = await em.findOne(ReportSchema, { id: Number(idText) });
+  const id = parseId(idText);
+  if (id === undefined) return { kind: 'missing' };
+  const report = await em.findOne(ReportSchema, { id });
   if (!report || report.privacy === 1) return { kind: 'missing' };
   if (report.privacy === 0) return { kind: 'visible', report };
   if (password !== undefined && (await verifyPassword(report.passwordHash, password))) return { kind: 'visible', report };
