@@ -26,6 +26,8 @@ const reportBase = {
   score: z.number().int(),
   privacy: z.number().int(),
   password: z.boolean(),
+  /** The share page (public, or password-protected); a private report's page is a 404 until it is shared. */
+  share_url: z.string(),
   generated_at: z.string(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -7,9 +7,10 @@ import { notFound, validationError } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
 import { addToProject, countReports, removeFromProject, type ReportContribution } from './projects.ts';
 import { likeContains } from './pagination.ts';
+import { shareUrl } from './share-page.ts';
 
 /** The columns a list shows (not the per-check detail). */
-const summaryFields = ['id', 'url', 'project', 'result', 'score', 'privacy', 'passwordHash', 'generatedAt', 'createdAt', 'updatedAt'] as const;
+const summaryFields = ['id', 'url', 'project', 'result', 'score', 'privacy', 'passwordHash', 'shareId', 'generatedAt', 'createdAt', 'updatedAt'] as const;
 
 /** A report as lists load it: the listed columns, as plain data (lists load no entities). */
 export type ReportSummary = Pick<Report, (typeof summaryFields)[number]>;
@@ -185,6 +186,7 @@ export function describeReportSummary(r: ReportSummary) {
     score: r.score,
     privacy: r.privacy as number,
     password: Boolean(r.passwordHash),
+    share_url: shareUrl(r.shareId),
     generated_at: r.generatedAt.toISOString(),
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
