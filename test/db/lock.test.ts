@@ -35,7 +35,7 @@ function startService(dataDir: string): Promise<{ child: ChildProcess; url: stri
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 180 s:\n${out}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`no start within 180 s:\n${out}`)), 180_000);
     child.stdout!.on('data', () => {
       const m = /Listening on (http:\/\/localhost:\d+)/.exec(out);
       if (m) {
