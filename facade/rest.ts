@@ -10,25 +10,15 @@ import { rateLimit } from './rate-limit.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
 import { browserCors, preflight } from './browser-cors.ts';
 import { siteverifyShape } from './siteverify-shape.ts';
-
-type ProcedureCall = (opts: {
-  path: string;
-  ctx: unknown;
-  type: 'query' | 'mutation';
-  getRawInput: () => Promise<unknown>;
-  signal: AbortSignal | undefined;
-  batchIndex: number;
-}) => Promise<unknown>;
+import { procedureCaller } from './procedure-call.ts';
 
 /**
- * Calls a procedure the way tRPC's own caller does (createCaller builds a proxy per
- * request and then makes exactly this call); resolving the procedure once per route keeps
- * the proxy off the hot path. Middlewares, input and output parsing all still run.
+ * Output parsers run where they protect a client from what the service might otherwise
+ * leak (API-key and public routes answer from stored rows); the hot browser and siteverify
+ * routes answer from literals their modules build, so they skip it (tests run it everywhere).
  */
 function invoker(router: AnyRouter, route: RouteEntry) {
-  const procedure = (router._def.procedures as Record<string, unknown>)[route.procedurePath] as ProcedureCall;
-  return (ctx: unknown, input: unknown) =>
-    procedure({ path: route.procedurePath, ctx, type: route.type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+  return procedureCaller(router, route.procedurePath, { validateOutput: route.meta.auth !== 'origin' && route.meta.auth !== 'secret' });
 }
 
 /**

@@ -97,3 +97,26 @@ describe('share pages under unguessable ids', () => {
     }
   }, 60_000);
 });
+
+describe('share_url under PUBLIC_URL', () => {
+  it('is absolute under the configured public address, never the request Host', async () => {
+    const own = await openTestServices({ env: { ANALYZER_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://audit.example/base' } });
+    const ownServer = await startTestServer(own);
+    try {
+      const { key } = await createKeyedUser(own, 'pub');
+      const res = await request(`${ownServer.url}/api/v1/reports`, {
+        method: 'POST',
+        key,
+        headers: { 'X-Forwarded-Host': 'evil.example' },
+        form: { url: `${site.url}/good`, privacy: '0' },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.data.share_url).toMatch(/^https:\/\/audit\.example\/base\/reports\/[A-Za-z0-9_-]{22}$/);
+      const path = new URL(res.body.data.share_url).pathname.replace('/base', '');
+      expect((await fetch(`${ownServer.url}${path}`)).status).toBe(200);
+    } finally {
+      await ownServer.close();
+      await own.cleanup();
+    }
+  }, 60_000);
+});
