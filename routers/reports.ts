@@ -36,6 +36,8 @@ const single = z.object({ data: reportFull });
 
 const privacy = oneOf('privacy', ['0', '1', '2']).transform((v) => Number(v) as Privacy);
 const password = z.string().max(200).optional().transform((v) => (v === '' ? undefined : v));
+/** Our extension (not in SPEC.md): render=1 renders the page in Chromium, render=0 does not; absent, ANALYZER_RENDER decides. */
+const render = oneOf('render', ['0', '1']).optional().transform((v) => (v === undefined ? undefined : v === '1'));
 /** Path ids are digits; anything else names no report (404, never a validation error). */
 const reportId = z.coerce.string();
 
@@ -108,12 +110,12 @@ export const reportsRouter = router({
       openapi: { method: 'POST', path: '/api/v1/reports', summary: 'Create a report', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
       successStatus: 201,
     })
-    .input(z.object({ url: z.string().max(4096), privacy: privacy.default(1), password }))
+    .input(z.object({ url: z.string().max(4096), privacy: privacy.default(1), password, render }))
     .output(single)
     .mutation(async ({ ctx, input }) => {
       const url = parseReportUrl(input.url);
       checkPasswordRule(input.privacy, input.password, false);
-      const analysis = await ctx.analyzer.analyze(url);
+      const analysis = await ctx.analyzer.analyze(url, { render: input.render });
       const report = await createReport(ctx.em, ctx.user.id, { privacy: input.privacy, password: input.password }, analysis);
       return { data: describeReport(report) };
     }),
@@ -123,14 +125,14 @@ export const reportsRouter = router({
     .meta({
       openapi: { method: 'PUT', path: '/api/v1/reports/{id}', summary: 'Update a report', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
     })
-    .input(z.object({ id: reportId, privacy: privacy.optional(), password, results: oneOf('results', ['0', '1']).default('0') }))
+    .input(z.object({ id: reportId, privacy: privacy.optional(), password, results: oneOf('results', ['0', '1']).default('0'), render }))
     .output(single)
     .mutation(async ({ ctx, input }) => {
       const id = parseId(input.id);
       const current = await getReport(ctx.em, ctx.user.id, id);
       const privacy = input.privacy ?? current.privacy;
       checkPasswordRule(privacy, input.password, privacy === current.privacy && current.passwordHash !== null);
-      const analysis = input.results === '1' ? await ctx.analyzer.analyze(current.url) : undefined;
+      const analysis = input.results === '1' ? await ctx.analyzer.analyze(current.url, { render: input.render }) : undefined;
       const report = await updateReport(ctx.em, ctx.user.id, id, { privacy: input.privacy, password: input.password, analysis });
       return { data: describeReport(report) };
     }),

@@ -38,16 +38,18 @@ export async function openServices(
   }
   const opened = stores;
   const metrics = createMetrics();
+  const analyzer = createReportAnalyzer(config, undefined, metrics);
   return {
     config,
     log,
     orm: db.orm,
     stores: instrumentStores(opened, metrics),
-    analyzer: createReportAnalyzer(config, undefined, metrics),
+    analyzer,
     metrics,
     db,
     migrationsApplied: applied,
     async close() {
+      await analyzer.close?.().catch((err: unknown) => log.warn({ err }, 'closing the browser failed'));
       await opened.close().catch((err) => log.warn({ err }, 'closing stores failed'));
       await db.close().catch((err) => log.warn({ err }, 'closing database failed'));
     },

@@ -7,14 +7,18 @@ import {
   type AnalysisResult,
   type AnalyzerOptions,
 } from '../analyzer/index.ts';
+import { renderingAnalyzerFrom } from '../analyzer/render/index.ts';
 import type { Config } from '../config.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 
 /** Runs analyses for the reports API with bounded concurrency and maps failures to AppErrors. */
 export interface ReportAnalyzer {
-  analyze(url: string): Promise<AnalysisResult>;
+  /** `render` (the request's render=0|1) overrides ANALYZER_RENDER's choice for this page. */
+  analyze(url: string, opts?: { render?: boolean }): Promise<AnalysisResult>;
   readonly pool: AnalysisPool;
+  /** Closes the shared browser, if rendering started one. */
+  close?(): Promise<void>;
 }
 
 export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
@@ -38,11 +42,12 @@ export function createReportAnalyzer(
   metrics?: Pick<Metrics, 'observeAnalysis'>,
 ): ReportAnalyzer {
   const pool = new AnalysisPool(config.ANALYZER_CONCURRENCY, config.ANALYZER_QUEUE);
-  const timed = async (url: string) => {
+  const renderer = renderingAnalyzerFrom(config);
+  const timed = async (url: string, render?: boolean) => {
     const started = performance.now();
     let outcome = 'error';
     try {
-      const result = await analyzeUrl(url, options);
+      const result = renderer ? await renderer.analyze(url, options, render) : await analyzeUrl(url, options);
       outcome = 'ok';
       return result;
     } catch (err) {
@@ -54,9 +59,10 @@ export function createReportAnalyzer(
   };
   return {
     pool,
-    async analyze(url) {
+    close: async () => renderer?.close(),
+    async analyze(url, opts) {
       try {
-        return await pool.run(() => timed(url));
+        return await pool.run(() => timed(url, opts?.render));
       } catch (err) {
         if (err instanceof SaturatedError) {
           throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', { retryAfter: err.retryAfterSeconds });

@@ -13,3 +13,4 @@ export {
   type RenderedAnalysis,
   type RenderingInfo,
 } from './analyzer.ts';
+export { renderSettingsFrom, renderingAnalyzerFrom } from './settings.ts';
