@@ -43,6 +43,9 @@ export interface GuardedProxy {
   close(): Promise<void>;
 }
 
+/** Set on the proxy's own 403 answers, so a refused document is told apart from a site's 403. */
+export const refusedHeader = 'x-address-guard-refused';
+
 const hopByHop = new Set([
   'connection',
   'keep-alive',
@@ -126,7 +129,7 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
       }
       const address = await pin(url, `${url.origin}${url.pathname}`);
       if (!address) {
-        res.writeHead(403, { 'content-type': 'text/plain' }).end('Refused by the address guard.');
+        res.writeHead(403, { 'content-type': 'text/plain', [refusedHeader]: '1' }).end('Refused by the address guard.');
         return;
       }
       const headers: Record<string, string | string[]> = {};
@@ -146,7 +149,7 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
         (upRes) => {
           const out: Record<string, string | string[]> = {};
           for (const [name, value] of Object.entries(upRes.headers)) {
-            if (value !== undefined && !hopByHop.has(name)) out[name] = value;
+            if (value !== undefined && !hopByHop.has(name) && name !== refusedHeader) out[name] = value;
           }
           res.writeHead(upRes.statusCode ?? 502, out);
           upRes.on('data', count);

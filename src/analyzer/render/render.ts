@@ -3,13 +3,13 @@
  * visitor's browser did: the rendered document, lab timings, requests and bytes, console
  * errors, mixed content and the requests the address guard refused.
  */
-import type { BrowserContext, Page, Request } from 'playwright-core';
+import type { BrowserContext, Page, Request, Response } from 'playwright-core';
 import { AddressGuard } from '../address-guard.ts';
 import { AnalyzeError } from '../errors.ts';
 import type { AnalyzerOptions } from '../options.ts';
 import type { BrowserPool } from './browser.ts';
 import { collectInPage, observerScript, type InPageFacts } from './collect.ts';
-import { startGuardedProxy, type BlockedRequest } from './proxy.ts';
+import { refusedHeader, startGuardedProxy, type BlockedRequest } from './proxy.ts';
 
 /** Limits of one render. */
 export interface RenderLimits {
@@ -145,8 +145,9 @@ export async function renderPage(pool: BrowserPool, url: string, options: Analyz
     let timedOut = false;
     let status = 0;
     let finalUrl = url;
+    let response: Response | null = null;
     try {
-      const response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1000, deadline - performance.now()) });
+      response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1000, deadline - performance.now()) });
       status = response?.status() ?? 0;
       finalUrl = page.url();
     } catch (err) {
@@ -161,6 +162,12 @@ export async function renderPage(pool: BrowserPool, url: string, options: Analyz
       finalUrl = page.url();
     }
     if (finalUrl === 'about:blank') throw new AnalyzeError('timeout', 'The page did not start loading in time.');
+    if (response && (await response.headerValue(refusedHeader)) !== null) {
+      // The document (or a redirect it followed) went to a host the guard refused.
+      const target = new URL(finalUrl);
+      const refused = proxy.blocked.find((b) => b.target === `${target.origin}${target.pathname}`);
+      throw new AnalyzeError('forbidden_address', refused?.reason ?? `The page redirected to ${target.host}, which is not allowed.`);
+    }
     await settle(page, () => inflight, () => lastActivity, Math.min(deadline, performance.now() + limits.settleMs));
     if (crashed) throw new AnalyzeError('network', 'The page crashed the renderer (memory limit or a browser fault).');
     const facts = await collectInPage(page);

@@ -8,6 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { goodPath, goodSite, poorPage, poorHeaders, prose } from '../fixtures/pages.ts';
 import type { FixtureHandler } from '../fixtures/server.ts';
 
+/** Debian's Chromium (ANALYZER_CHROMIUM_PATH overrides). */
+export const chromiumPath = process.env['ANALYZER_CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
 const html = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'max-age=60' };
 const js = { 'content-type': 'text/javascript', 'cache-control': 'max-age=3600' };
 const css = { 'content-type': 'text/css', 'cache-control': 'max-age=3600' };

@@ -7,9 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAnalyzerOptions, type CheckResult } from '../../../src/analyzer/index.ts';
 import { RenderingAnalyzer, logNormalScore, labCurves, type RenderedAnalysis } from '../../../src/analyzer/render/index.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/server.ts';
-import { renderSite } from './fixtures.ts';
-
-export const chromiumPath = process.env['ANALYZER_CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+import { chromiumPath, renderSite } from './fixtures.ts';
 
 let server: FixtureServer;
 let analyzer: RenderingAnalyzer;
