@@ -163,9 +163,17 @@ export class BrowserPool {
     await this.#acquire();
     let context: BrowserContext | undefined;
     let browser: Browser | undefined;
+    let onDisconnect: (() => void) | undefined;
     try {
       browser = await this.browser();
-      context = await browser.newContext({
+      // Calls pending on a browser that died may never settle: race them with its death.
+      const died = new Promise<never>((_, reject) => {
+        onDisconnect = () => reject(new BrowserCrashedError('The browser stopped while rendering the page.'));
+        browser!.once('disconnected', onDisconnect);
+        if (!browser!.isConnected()) onDisconnect();
+      });
+      died.catch(() => undefined);
+      context = await Promise.race([died, browser.newContext({
         proxy: { server: proxyUrl, bypass: '<-loopback>' },
         serviceWorkers: 'block',
         userAgent: options.userAgent,
@@ -174,15 +182,18 @@ export class BrowserPool {
         acceptDownloads: false,
         javaScriptEnabled: true,
         bypassCSP: false,
-      });
-      return await fn(context);
+      })]);
+      return await Promise.race([died, fn(context)]);
     } catch (err) {
-      if (browser && !browser.isConnected()) {
+      if (browser && !browser.isConnected() && !(err instanceof BrowserCrashedError)) {
         throw new BrowserCrashedError('The browser stopped while rendering the page.', { cause: err });
       }
       throw err;
     } finally {
-      if (context) await context.close().catch(() => undefined);
+      if (browser && onDisconnect) browser.off('disconnected', onDisconnect);
+      if (context && browser?.isConnected()) {
+        await Promise.race([context.close().catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
+      }
       this.#release();
     }
   }
