@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -147,6 +148,7 @@ export async function main(n = 20): Promise<void> {
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     const worker = await workerRate(browser, ps.origin, pages);
+    console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)} (wall-clock times below include waiting for a core)`);
     console.log('hash rates (SHA-256 of one sub-puzzle message, single core / single worker)');
     console.log(`  native, Node crypto.hash : ${Math.round(native).toLocaleString('en')} /s`);
     console.log(`  native, hash-wasm in Node: ${Math.round(wasmNode).toLocaleString('en')} /s`);

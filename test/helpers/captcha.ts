@@ -44,3 +44,21 @@ export function solveProof(work: { ticket: string; id: string; count: number; bi
 export function envAnswerFor(services: OpenedServices, workId: string): string {
   return String(envAnswer(envProgram(services.config.tokenKey!, workId)));
 }
+
+/**
+ * A v3 token through the real browser route, as a client that does the work: the challenge,
+ * the native solve, the proof (with the environment answer when `tokenKey` is given, as the
+ * widget in a page would send it). Resolves to the final response (201 with the token).
+ */
+export async function v3Token(
+  base: string,
+  opts: { sitekey: string; origin: string; action?: string; cdata?: string; ip?: string; telemetry?: object; tokenKey?: Buffer },
+): Promise<JsonResponse> {
+  const headers = browser(opts.origin, opts.ip);
+  const fields = { sitekey: opts.sitekey, action: opts.action ?? 'login', cdata: opts.cdata, telemetry: opts.telemetry };
+  const first = await request(`${base}/api/v3/challenges`, { method: 'POST', headers, json: fields });
+  if (first.status !== 201 || !first.body.challenge) return first;
+  const work = first.body.challenge;
+  const env = opts.tokenKey ? String(envAnswer(envProgram(opts.tokenKey, work.id))) : undefined;
+  return request(`${base}/api/v3/challenges`, { method: 'POST', headers, json: { ...fields, ...solveProof(work), env } });
+}
