@@ -5,7 +5,7 @@ import { memoryAdapter } from 'better-auth/adapters/memory';
 import { captcha } from 'better-auth/plugins';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, envAnswerFor, solveProof, v3Token } from '../helpers/captcha.ts';
+import { browser, createTestSite, envAnswerFor, solveProofAsync, v3Token } from '../helpers/captcha.ts';
 
 /**
  * A server written against Turnstile and reCAPTCHA: better-auth's captcha plugin, its real
@@ -67,7 +67,7 @@ async function browserToken(path: '/api/v2/challenges' | '/api/v3/challenges'): 
   const res = await request(`${server.url}${path}`, { method: 'POST', headers: browser(origin, from), json: { sitekey: site.sitekey, action: 'signup', telemetry } });
   expect(res.body.outcome).toBe('pow');
   const work = res.body.work;
-  const proof = { ...solveProof(work), env: envAnswerFor(services, work.id), telemetry };
+  const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work.id), telemetry };
   const verdict = await request(`${server.url}${path}/${work.id}/verify`, { method: 'POST', headers: browser(origin, from), json: proof });
   expect(verdict.body.success).toBe(true);
   return verdict.body.token;
