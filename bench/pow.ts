@@ -2,14 +2,14 @@ import { hash } from 'node:crypto';
 import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { createSHA256 } from 'hash-wasm';
 import { chromium, type Browser } from 'playwright-core';
 import { openStores } from '../src/stores/index.ts';
 import { observe, recordRedeemed, SECURITY_LEVELS, workSize, type SecurityLevel } from '../src/captcha/evidence.ts';
 import { expectedHashes, issueWork, solveWork, type WorkSize } from '../src/captcha/work.ts';
-import { WIDGET_TARGET, WORKER_ENTRY } from '../src/widget-build.ts';
+import { WIDGET_TARGET } from '../src/widget-build.ts';
 import { createSite } from '../src/captcha/sites.ts';
 import { createKeyedUser, openTestServices, startTestServer } from '../test/helpers/services.ts';
 
@@ -36,6 +36,7 @@ import { createKeyedUser, openTestServices, startTestServer } from '../test/help
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const WORKER_ENTRY = fileURLToPath(new URL('../src/widget/work-worker.ts', import.meta.url));
 const LEVELS: SecurityLevel[] = ['low', 'default', 'high'];
 
 function nativeRate(ms = 1500): number {
