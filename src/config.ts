@@ -60,6 +60,7 @@ const envSchema = z.object({
   ANALYZER_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
   ANALYZER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   ANALYZER_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  ANALYZER_CHECK_BUDGET_MS: z.coerce.number().int().min(10).default(5_000),
   /** JSON object overriding analyzer thresholds, e.g. {"maxLoadTimeMs": 3000}. */
   ANALYZER_THRESHOLDS: jsonObject.optional(),
   /** JSON object overriding importance weights, e.g. {"high": 10, "medium": 5, "low": 2}. */
@@ -111,7 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    const shown = name in cleaned && name !== 'TOKEN_KEY' && name !== 'METRICS_TOKEN' && name !== 'GSB_API_KEY' ? ` (got "${cleaned[name]}")` : '';
+    const safe = name in cleaned && !SECRET_VARIABLES.has(name) ? redactSecrets(cleaned[name]!) : undefined;
+    const shown = safe === undefined ? '' : ` (got "${safe}")`;
     throw new ConfigError(`Invalid ${name}${shown}: ${issue.message}`);
   }
   const { TOKEN_KEY, ...rest } = parsed.data;
@@ -120,6 +122,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenKey: TOKEN_KEY ? decodeKey(TOKEN_KEY) : undefined,
     embedded: !rest.DATABASE_URL,
   };
+}
+
+/** Variables whose value is a secret as a whole: never shown in an error. */
+const SECRET_VARIABLES = new Set(['TOKEN_KEY', 'METRICS_TOKEN', 'GSB_API_KEY']);
+
+/**
+ * A bad value as an error may show it: a URL with its password and query values replaced by
+ * `***` (`postgresql://app:***@db/x`); `undefined` (not shown at all) when it looks like a URL
+ * with credentials that does not parse, so no part of a secret can leak.
+ */
+export function redactSecrets(value: string): string | undefined {
+  if (!value.includes('://') && !value.includes('@')) return value;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  if (url.password) url.password = '***';
+  for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, '***');
+  return url.toString().replace(/%2A%2A%2A/g, '***');
 }
 
 function decodeKey(text: string): Buffer {

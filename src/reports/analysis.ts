@@ -1,6 +1,7 @@
 import {
   AnalysisPool,
   AnalyzeError,
+  CheckPool,
   SaturatedError,
   analyzeUrl,
   defaultAnalyzerOptions,
@@ -22,6 +23,8 @@ import { storedUrl } from './urls.ts';
 export interface ReportAnalyzer {
   analyze(url: string): Promise<StoredAnalysis>;
   readonly pool: AnalysisPool;
+  /** Stop the check workers (services.close()). */
+  close(): Promise<void>;
 }
 
 export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
@@ -30,6 +33,7 @@ export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
     allowPrivate: config.ANALYZER_ALLOW_PRIVATE,
     totalTimeoutMs: config.ANALYZER_TIMEOUT_MS,
     maxBodyBytes: config.ANALYZER_MAX_BYTES,
+    checkBudgetMs: config.ANALYZER_CHECK_BUDGET_MS,
     thresholds: { ...base.thresholds, ...(config.ANALYZER_THRESHOLDS ?? {}) },
     weights: { ...base.weights, ...(config.ANALYZER_WEIGHTS ?? {}) },
   });
@@ -48,11 +52,14 @@ export function createReportAnalyzer(
     ? { apiKey: config.GSB_API_KEY, baseUrl: config.GSB_BASE_URL }
     : undefined;
   const pool = new AnalysisPool(config.ANALYZER_CONCURRENCY, config.ANALYZER_QUEUE);
+  // Checks run in worker threads, one per running analysis at most, started with the service.
+  const checkPool = options.checkPool ?? new CheckPool({ threads: config.ANALYZER_CONCURRENCY });
+  const analyzerOptions: AnalyzerOptions = { ...options, checkPool };
   const timed = async (url: string) => {
     const started = performance.now();
     let outcome = 'error';
     try {
-      const result = await analyzeUrl(url, options);
+      const result = await analyzeUrl(url, analyzerOptions);
       outcome = 'ok';
       return result;
     } catch (err) {
@@ -64,15 +71,22 @@ export function createReportAnalyzer(
   };
   return {
     pool,
+    close: () => (options.checkPool ? Promise.resolve() : checkPool.close()),
     async analyze(url) {
       let analysis;
       try {
         analysis = await pool.run(() => timed(url));
       } catch (err) {
         if (err instanceof SaturatedError) {
-          throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', { retryAfter: err.retryAfterSeconds });
+          throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', {
+            code: 'ERR_ANALYZER_BUSY',
+            retryAfter: err.retryAfterSeconds,
+          });
         }
-        if (err instanceof AnalyzeError) throw validationError('url', err.message, err.reason);
+        if (err instanceof AnalyzeError) {
+          // The analyzer's reason (check_budget, timeout, forbidden_address...) is the body's `reason`.
+          throw validationError('url', err.message, { code: 'ERR_ANALYSIS_FAILED', reason: err.reason });
+        }
         throw err;
       }
       const results = toReportResults(analysis.results);

@@ -10,11 +10,11 @@ import type { ReportResults } from './results.ts';
  * 422 on `url` with `reason: "invalid_url"`, the analyzer's vocabulary. Returns the URL.
  */
 export function parseReportUrl(input: string): string {
-  if (!input.trim()) throw validationError('url', 'The url field is required.', 'invalid_url');
+  if (!input.trim()) throw validationError('url', 'The url field is required.', { reason: 'invalid_url' });
   try {
     return parseTargetUrl(input).href;
   } catch (err) {
-    if (err instanceof AnalyzeError) throw validationError('url', err.message, err.reason);
+    if (err instanceof AnalyzeError) throw validationError('url', err.message, { reason: err.reason });
     throw err;
   }
 }

@@ -110,7 +110,7 @@ describe('GET, PUT, DELETE /api/v1/reports/{id}', () => {
     for (const [method, body] of [['GET', undefined], ['PUT', { privacy: '0' }], ['DELETE', undefined]] as const) {
       const res = await request(api(`/api/v1/reports/${id}`), { method, key: bob.key, form: body });
       expect(res.status, method).toBe(404);
-      expect(res.body).toEqual({ message: expect.any(String), status: 404 });
+      expect(res.body).toEqual({ code: 'ERR_NOT_FOUND', message: expect.any(String), status: 404 });
     }
     expect((await request(api(`/api/v1/reports/${id}`), { key: alice.key })).body.data.privacy).toBe(1);
   });

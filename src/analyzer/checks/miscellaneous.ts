@@ -7,6 +7,7 @@ import type { Element } from 'domhandler';
 import { getDomain } from 'tldts';
 import { charsetFromContentType } from '../body.ts';
 import type { PageContext } from '../page.ts';
+import { leadingDoctype } from '../scan.ts';
 import { metaByName } from './seo.ts';
 import { defineCheck, type CheckDefinition } from './types.ts';
 
@@ -201,11 +202,11 @@ export const miscellaneousChecks: CheckDefinition[] = [
   }),
 
   misc('doctype', 'low', (page) => {
-    const match = /^\uFEFF?\s*(?:<!--[\s\S]*?-->\s*)*(<!doctype\s+html[^>]*>)/i.exec(page.html);
+    const doctype = leadingDoctype(page.html);
     return {
-      passed: match !== null,
-      value: match ? match[1] : null,
-      details: match ? [] : ['The document does not start with a <!DOCTYPE html> declaration.'],
+      passed: doctype !== null,
+      value: doctype,
+      details: doctype !== null ? [] : ['The document does not start with a <!DOCTYPE html> declaration.'],
     };
   }),
 ];

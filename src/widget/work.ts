@@ -1,0 +1,111 @@
+/**
+ * Runs a work challenge's sub-puzzles across Web Workers (one per logical core, as
+ * `navigator.hardwareConcurrency` reports, at most 16), each with hash-wasm's SHA-256. Where
+ * workers are refused (a CSP without `worker-src blob:`), the puzzles are solved on the page
+ * with the plain-JS SHA-256, yielding every 40 ms.
+ */
+import { solvePuzzle, type Engine } from './solver.ts';
+
+/** The worker bundle's code, put here by src/widget-build.ts (absent when not bundled). */
+declare const __AUDITCAPTCHA_WORK_WORKER__: string | undefined;
+
+export interface WorkJob {
+  promise: Promise<{ solutions: string; engine: Engine | 'page'; ms: number }>;
+  cancel(): void;
+}
+
+export interface WorkSpec {
+  id: string;
+  count: number;
+  bits: number;
+}
+
+function workerSource(): string | undefined {
+  return typeof __AUDITCAPTCHA_WORK_WORKER__ === 'string' ? __AUDITCAPTCHA_WORK_WORKER__ : undefined;
+}
+
+/** Solves every puzzle; `onProgress` gets the fraction of puzzles solved. */
+export function startWork(spec: WorkSpec, onProgress: (fraction: number) => void = () => {}, opts: { engine?: Engine; workers?: number } = {}): WorkJob {
+  const started = performance.now();
+  const nonces: number[] = new Array(spec.count);
+  let solved = 0;
+  let cancelled = false;
+  const workers: Worker[] = [];
+  let url: string | undefined;
+  const cleanup = () => {
+    for (const w of workers.splice(0)) w.terminate();
+    if (url) URL.revokeObjectURL(url);
+    url = undefined;
+  };
+  const record = (i: number, n: number) => {
+    if (nonces[i] !== undefined) return;
+    nonces[i] = n;
+    solved++;
+    onProgress(solved / spec.count);
+  };
+  const finish = (engine: Engine | 'page') => ({ solutions: nonces.join(','), engine, ms: Math.round(performance.now() - started) });
+
+  const onPage = async () => {
+    for (let i = 0; i < spec.count; i++) {
+      if (nonces[i] !== undefined) continue;
+      const { nonce } = await solvePuzzle(spec.id, i, spec.bits, { engine: 'js', onPage: true, cancelled: () => cancelled });
+      record(i, nonce);
+    }
+    return finish('page');
+  };
+
+  const promise = new Promise<ReturnType<typeof finish>>((resolve, reject) => {
+    const source = workerSource();
+    const fallBack = () => {
+      cleanup();
+      if (!cancelled) onPage().then(resolve, reject);
+    };
+    if (!source || typeof Worker === 'undefined') return fallBack();
+    const cores = Math.max(1, Math.min(16, opts.workers ?? (navigator.hardwareConcurrency || 2), spec.count));
+    let heard = false;
+    let done = 0;
+    let engine: Engine = 'wasm';
+    try {
+      url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+      for (let w = 0; w < cores; w++) workers.push(new Worker(url));
+    } catch {
+      return fallBack();
+    }
+    workers.forEach((worker, w) => {
+      worker.onerror = (e) => {
+        e.preventDefault();
+        if (!heard) fallBack();
+        else {
+          cleanup();
+          reject(new Error('worker failed'));
+        }
+      };
+      worker.onmessage = (m: MessageEvent<{ i?: number; n?: number; done?: boolean; engine?: Engine; e?: string }>) => {
+        heard = true;
+        const d = m.data;
+        if (d.e !== undefined) {
+          cleanup();
+          return reject(new Error(d.e));
+        }
+        if (d.i !== undefined && d.n !== undefined) return record(d.i, d.n);
+        if (d.done) {
+          engine = d.engine ?? engine;
+          if (++done === workers.length) {
+            cleanup();
+            resolve(finish(engine));
+          }
+        }
+      };
+      const indices: number[] = [];
+      for (let i = w; i < spec.count; i += cores) indices.push(i);
+      worker.postMessage({ id: spec.id, bits: spec.bits, indices, engine: opts.engine });
+    });
+  });
+  return {
+    promise,
+    cancel() {
+      cancelled = true;
+      cleanup();
+    },
+  };
+}
