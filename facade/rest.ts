@@ -65,7 +65,7 @@ export function restRouter(services: Services, router: AnyRouter): Router {
     if (route.meta.errorShape === 'siteverify') chain.push(siteverifyShape(services.metrics));
     if (route.meta.auth === 'origin') chain.push(browserCors());
     if (route.meta.auth === 'apiKey') chain.push(gate);
-    if (route.meta.rateLimit) {
+    if (route.meta.rateLimit && !route.meta.rateLimit.perSite) {
       chain.push(
         rateLimit(services.stores, {
           name: `${route.method}:${route.path}`,

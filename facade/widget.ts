@@ -3,7 +3,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
-import { widgetBundle } from '../src/widget-build.ts';
+import { bundleNamed, widgetBundle, type WidgetBundle } from '../src/widget-build.ts';
+import { COMPAT_SCRIPTS } from '../src/widget/compat/scripts.ts';
 import { demoSiteFor, LOOPBACK_ORIGIN } from '../src/demo/site.ts';
 import { isDemoMode, renderDemoLimitPage, renderDemoPage, renderNoDemoPage, renderVerdictPage } from '../src/demo/page.ts';
 import { DEMO_VERIFY_LIMIT, verifyDemoToken } from '../src/demo/verify.ts';
@@ -20,6 +21,28 @@ function html(ctx: Context, status: number, body: string, csp: string) {
   ctx.body = body;
 }
 
+/**
+ * A bundled script: gzip when accepted, an ETag per encoding; cached for a day
+ * (`?v=<version>`: for a year, immutable). Any page may load it (CORS and CORP open).
+ */
+function serveScript(ctx: Context, b: WidgetBundle): void {
+  const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+  ctx.vary('Accept-Encoding');
+  ctx.set('Cache-Control', ctx.query.v === b.version ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800');
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.etag = gzip ? `${b.etag.slice(0, -1)}-gz"` : b.etag;
+  ctx.status = 200;
+  if (ctx.fresh) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = 'application/javascript; charset=utf-8';
+  if (gzip) ctx.set('Content-Encoding', 'gzip');
+  ctx.body = gzip ? b.gzip : b.code;
+}
+
 /** The same origin under the other loopback name, so the demo embeds the widget cross-origin. */
 function otherLoopback(origin: string): string {
   const url = new URL(origin);
@@ -28,7 +51,8 @@ function otherLoopback(origin: string): string {
 }
 
 /**
- * GET /widget.js (the bundled browser widget), GET /demo and POST /demo/verify.
+ * GET /widget.js (the bundled browser widget), the compatibility scripts, GET /demo and
+ * POST /demo/verify.
  *
  * widget.js: built once at start (src/widget-build.ts), gzip when accepted, an ETag per
  * encoding; cached for a day (`?v=<version>`, as the demo uses it, for a year, immutable).
@@ -45,24 +69,29 @@ export function widgetRouter(services: Services): Router {
     }
   };
 
-  r.get('/widget.js', async (ctx) => {
-    const b = await bundle();
-    const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
-    ctx.vary('Accept-Encoding');
-    ctx.set('Cache-Control', ctx.query.v === b.version ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800');
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.etag = gzip ? `${b.etag.slice(0, -1)}-gz"` : b.etag;
-    ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
+  r.get('/widget.js', async (ctx) => serveScript(ctx, await bundle()));
+  r.get('/widget-worker.js', async (ctx) => {
+    try {
+      serveScript(ctx, await bundleNamed('widget-worker.js'));
+    } catch {
+      throw new AppError('UNAVAILABLE', 'The widget is not available.', { retryAfter: 5 });
     }
-    ctx.type = 'application/javascript; charset=utf-8';
-    if (gzip) ctx.set('Content-Encoding', 'gzip');
-    ctx.body = gzip ? b.gzip : b.code;
   });
+
+  // The Turnstile, reCAPTCHA and hCaptcha client APIs at their providers' paths, so a page
+  // switches by changing the script's host (src/widget/compat).
+  for (const script of COMPAT_SCRIPTS) {
+    bundleNamed(script.bundle).catch((err) => services.log.error({ err }, `building ${script.paths[0]} failed`));
+    for (const path of script.paths) {
+      r.get(path, async (ctx) => {
+        try {
+          serveScript(ctx, await bundleNamed(script.bundle));
+        } catch {
+          throw new AppError('UNAVAILABLE', 'The script is not available.', { retryAfter: 5 });
+        }
+      });
+    }
+  }
 
   r.get('/demo', async (ctx) => {
     const nonce = randomBytes(16).toString('base64');

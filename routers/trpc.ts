@@ -13,6 +13,8 @@ export type AuthKind = 'public' | 'apiKey' | 'origin' | 'secret';
 export interface RateLimitMeta {
   max: number;
   windowMs: number;
+  /** Counted by the procedure itself, per site and address (siteverify); the facade skips it. */
+  perSite?: boolean;
 }
 
 export type Meta = OpenApiMeta<{

@@ -22,8 +22,6 @@ export interface WidgetEntry {
   /** Entry point, relative to this module (`./widget/index.ts`). */
   source: string;
   format: 'iife' | 'esm';
-  /** A Web Worker entry bundled first and embedded as `__AUDITCAPTCHA_WORK_WORKER__`. */
-  worker?: string;
 }
 
 /**
@@ -31,13 +29,17 @@ export interface WidgetEntry {
  * them into dist/public/ ahead of time; a new bundle is one more line here.
  */
 export const WIDGET_ENTRIES: WidgetEntry[] = [
-  { name: 'widget.js', source: './widget/index.ts', format: 'iife', worker: './widget/work-worker.ts' },
+  { name: 'widget.js', source: './widget/index.ts', format: 'iife' },
+  // The proof-of-work Web Worker, fetched by the widget and started from a Blob URL (src/widget/work.ts).
+  { name: 'widget-worker.js', source: './widget/work-worker.ts', format: 'iife' },
+  // The providers' drop-in scripts (src/widget/compat/scripts.ts maps them to their paths).
+  { name: 'turnstile.js', source: './widget/compat/turnstile.ts', format: 'iife' },
+  { name: 'recaptcha.js', source: './widget/compat/recaptcha.ts', format: 'iife' },
+  { name: 'hcaptcha.js', source: './widget/compat/hcaptcha.ts', format: 'iife' },
 ];
 
 /** Entry point of the widget's TypeScript sources. */
 export const WIDGET_ENTRY = fileURLToPath(new URL('./widget/index.ts', import.meta.url));
-/** The proof-of-work worker's own entry; its bundle is embedded in widget.js (started from a Blob URL). */
-export const WORKER_ENTRY = fileURLToPath(new URL('./widget/work-worker.ts', import.meta.url));
 
 /** Browsers the bundle targets: evergreen ones from 2021 on (Worker, WebCrypto, shadow DOM). */
 export const WIDGET_TARGET = ['chrome90', 'firefox90', 'safari15', 'edge90'];
@@ -98,20 +100,8 @@ export async function buildWidgetEntry(entry: WidgetEntry): Promise<Buffer> {
     charset: 'utf8',
     logLevel: 'silent',
   } as const;
-  // The proof-of-work worker is its own esbuild entry, embedded in the bundle that starts it
-  // (from a Blob URL), so one script tag still loads everything.
-  const define: Record<string, string> = {};
-  if (entry.worker) {
-    const worker = await build({
-      ...options,
-      entryPoints: [fileURLToPath(new URL(entry.worker, import.meta.url))],
-      format: 'iife',
-    });
-    define.__AUDITCAPTCHA_WORK_WORKER__ = JSON.stringify(worker.outputFiles[0]!.text);
-  }
   const result = await build({
     ...options,
-    define,
     entryPoints: [fileURLToPath(new URL(entry.source, import.meta.url))],
     format: entry.format,
   });

@@ -61,7 +61,11 @@ export function parseOrigins(input: readonly string[]): string[] {
 }
 
 /** Creates a site; the plaintext secret is returned once and only its hash is kept. */
-export async function createSite(em: EntityManager, ownerId: number, input: { name: string; origins: string[] } & SecuritySettings) {
+export async function createSite(
+  em: EntityManager,
+  ownerId: number,
+  input: { name: string; origins: string[]; siteverifyPerMinute?: number | null } & SecuritySettings,
+) {
   const origins = parseOrigins(input.origins);
   const { secret, prefix } = newSecret();
   const now = new Date();
@@ -77,6 +81,7 @@ export async function createSite(em: EntityManager, ownerId: number, input: { na
     secretRotatedAt: null,
     securityLevel: input.security_level ?? 'default',
     minWorkBits: input.min_work_bits ?? null,
+    siteverifyPerMinute: input.siteverifyPerMinute ?? null,
   });
   await em.persistAndFlush(site);
   return { site, secret };
@@ -96,15 +101,16 @@ export async function updateSite(
   em: EntityManager,
   ownerId: number,
   sitekey: string,
-  change: { name?: string; origins?: string[] } & SecuritySettings,
+  change: { name?: string; origins?: string[]; siteverifyPerMinute?: number | null } & SecuritySettings,
 ): Promise<Site> {
   const site = await ownSite(em, ownerId, sitekey);
   if (change.security_level) site.securityLevel = change.security_level;
   if (change.min_work_bits !== undefined) site.minWorkBits = change.min_work_bits;
+  if (change.siteverifyPerMinute !== undefined) site.siteverifyPerMinute = change.siteverifyPerMinute;
   if (change.origins) site.origins = parseOrigins(change.origins);
   if (change.name) site.name = change.name;
   await em.flush();
-  siteCache.delete(sitekey);
+  forgetSite(site);
   return site;
 }
 
@@ -131,24 +137,29 @@ export async function deleteSite(em: EntityManager, ownerId: number, sitekey: st
  * `SITE_CACHE_MS` (rotation and deletion here drop the entry at once; another instance
  * stops accepting an old secret within that time). Unknown secrets are not cached.
  */
-const secretCache = new Map<string, { sitekey: string; until: number }>();
+const secretCache = new Map<string, { sitekey: string; siteverifyPerMinute: number | null; until: number }>();
 
 /**
  * The sitekey a secret belongs to, compared in constant time against the stored hash;
  * null for an unknown secret.
  */
-export async function siteBySecret(em: EntityManager, secret: string, now = Date.now()): Promise<{ sitekey: string } | null> {
+export async function siteBySecret(
+  em: EntityManager,
+  secret: string,
+  now = Date.now(),
+): Promise<{ sitekey: string; siteverifyPerMinute: number | null } | null> {
   const digest = hashSecret(secret);
   const cacheKey = digest.toString('hex');
   const cached = secretCache.get(cacheKey);
-  if (cached && cached.until > now) return { sitekey: cached.sitekey };
+  if (cached && cached.until > now) return { sitekey: cached.sitekey, siteverifyPerMinute: cached.siteverifyPerMinute };
   const match = secretPattern.exec(secret);
-  const site = match ? await em.findOne(SiteSchema, { secretPrefix: match[1] }, { fields: ['sitekey', 'secretHash'] }) : null;
+  const site = match ? await em.findOne(SiteSchema, { secretPrefix: match[1] }, { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute'] }) : null;
   const expected = site ? Buffer.from(site.secretHash, 'hex') : unknownSecretHash;
   if (!timingSafeEqual(expected, digest) || !site) return null;
   if (secretCache.size > 10_000) secretCache.clear();
-  secretCache.set(cacheKey, { sitekey: site.sitekey, until: now + SITE_CACHE_MS });
-  return { sitekey: site.sitekey };
+  const siteverifyPerMinute = site.siteverifyPerMinute ?? null;
+  secretCache.set(cacheKey, { sitekey: site.sitekey, siteverifyPerMinute, until: now + SITE_CACHE_MS });
+  return { sitekey: site.sitekey, siteverifyPerMinute };
 }
 
 function forgetSite(site: Site): void {
@@ -185,5 +196,6 @@ export function describeSite(site: Site) {
     min_work_bits: site.minWorkBits ?? null,
     created_at: site.createdAt.toISOString(),
     secret_rotated_at: site.secretRotatedAt ? site.secretRotatedAt.toISOString() : null,
+    siteverify_per_minute: site.siteverifyPerMinute ?? null,
   };
 }

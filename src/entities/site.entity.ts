@@ -25,6 +25,8 @@ export const SiteSchema = defineEntity({
     securityLevel: p.string().length(16).default('default'),
     /** Optional floor on the work: at least 2^minWorkBits expected hashes per token. */
     minWorkBits: p.integer().nullable(),
+    /** Siteverify calls a minute per client address for this site's secret; null: the spec's 120. */
+    siteverifyPerMinute: p.integer().nullable(),
   },
 });
 

@@ -24,7 +24,7 @@ import type {
   WireWorkView as WorkView,
 } from '../captcha/wire.ts';
 import { runEnv } from './env.ts';
-import { startWork } from './work.ts';
+import { startWork, workerScriptAt } from './work.ts';
 export type { Issued, ManagedOutcome, PowVerdict, V1Verdict, V1View, WorkView };
 
 type Fields = Record<string, string | number | boolean | undefined | Telemetry>;
@@ -45,7 +45,9 @@ function encode(fields: Fields): URLSearchParams {
 
 /** The challenge routes of one service, at `base` (the folder widget.js was loaded from). */
 export class Api {
-  constructor(readonly base: string) {}
+  constructor(readonly base: string) {
+    workerScriptAt(this.url('/widget-worker.js'));
+  }
 
   private url(path: string): string {
     return this.base + path;

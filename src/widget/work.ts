@@ -6,7 +6,7 @@
  */
 import { solvePuzzle, type Engine } from './solver.ts';
 
-/** The worker bundle's code, put here by src/widget-build.ts (absent when not bundled). */
+/** The worker bundle's code, when a build embeds it (src/widget-build.ts); else fetched. */
 declare const __AUDITCAPTCHA_WORK_WORKER__: string | undefined;
 
 export interface WorkJob {
@@ -20,8 +20,28 @@ export interface WorkSpec {
   bits: number;
 }
 
-function workerSource(): string | undefined {
-  return typeof __AUDITCAPTCHA_WORK_WORKER__ === 'string' ? __AUDITCAPTCHA_WORK_WORKER__ : undefined;
+let workerScriptUrl: string | undefined;
+let workerSource: Promise<string | undefined> | undefined;
+
+/**
+ * Where the worker bundle is served (`/widget-worker.js` beside widget.js). A page may not
+ * start a Worker from another origin's URL, so the code is fetched (CORS) and started from a
+ * Blob URL; fetching it apart keeps widget.js and the drop-in scripts small. Starts the fetch.
+ */
+export function workerScriptAt(url: string): void {
+  if (workerScriptUrl === url) return;
+  workerScriptUrl = url;
+  workerSource = undefined;
+  void loadWorkerSource();
+}
+
+function loadWorkerSource(): Promise<string | undefined> {
+  if (typeof __AUDITCAPTCHA_WORK_WORKER__ === 'string') return Promise.resolve(__AUDITCAPTCHA_WORK_WORKER__);
+  if (!workerScriptUrl || typeof fetch === 'undefined') return Promise.resolve(undefined);
+  workerSource ??= fetch(workerScriptUrl, { credentials: 'omit' })
+    .then((res) => (res.ok ? res.text() : undefined))
+    .catch(() => undefined);
+  return workerSource;
 }
 
 /** Solves every puzzle; `onProgress` gets the fraction of puzzles solved. */
@@ -54,8 +74,8 @@ export function startWork(spec: WorkSpec, onProgress: (fraction: number) => void
     return finish('page');
   };
 
-  const promise = new Promise<ReturnType<typeof finish>>((resolve, reject) => {
-    const source = workerSource();
+  const promise = loadWorkerSource().then((source) => new Promise<ReturnType<typeof finish>>((resolve, reject) => {
+    if (cancelled) return;
     const fallBack = () => {
       cleanup();
       if (!cancelled) onPage().then(resolve, reject);
@@ -100,7 +120,7 @@ export function startWork(spec: WorkSpec, onProgress: (fraction: number) => void
       for (let i = w; i < spec.count; i += cores) indices.push(i);
       worker.postMessage({ id: spec.id, bits: spec.bits, indices, engine: opts.engine });
     });
-  });
+  }));
   return {
     promise,
     cancel() {

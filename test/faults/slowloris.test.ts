@@ -207,7 +207,7 @@ describe('idle connections', () => {
       const verdict = await fetch(`http://127.0.0.1:${port}/api/v1/siteverify`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ secret: '1x0000000000000000000000000000000AA', response: 'x' }),
+        body: JSON.stringify({ secret: '1x0000000000000000000000000000000AA', response: 'XXXX.DUMMY.TOKEN.XXXX' }),
         signal: AbortSignal.timeout(5000),
       });
       expect((await verdict.json()).success).toBe(true);
