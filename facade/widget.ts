@@ -3,12 +3,13 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
-import { scriptBundle, widgetBundle, type WidgetBundle } from '../src/widget-build.ts';
+import { bundleNamed, widgetBundle, type WidgetBundle } from '../src/widget-build.ts';
 import { COMPAT_SCRIPTS } from '../src/widget/compat/scripts.ts';
 import { demoSiteFor, LOOPBACK_ORIGIN } from '../src/demo/site.ts';
-import { isDemoMode, renderDemoPage, renderNoDemoPage, renderVerdictPage } from '../src/demo/page.ts';
-import { selfUrl, siteverifyOverHttp } from '../src/demo/verify.ts';
+import { isDemoMode, renderDemoLimitPage, renderDemoPage, renderNoDemoPage, renderVerdictPage } from '../src/demo/page.ts';
+import { DEMO_VERIFY_LIMIT, verifyDemoToken } from '../src/demo/verify.ts';
 import { bodyParser } from './body.ts';
+import { rateLimit } from './rate-limit.ts';
 
 function html(ctx: Context, status: number, body: string, csp: string) {
   ctx.status = status;
@@ -73,11 +74,11 @@ export function widgetRouter(services: Services): Router {
   // The Turnstile, reCAPTCHA and hCaptcha client APIs at their providers' paths, so a page
   // switches by changing the script's host (src/widget/compat).
   for (const script of COMPAT_SCRIPTS) {
-    scriptBundle(script.entry).catch((err) => services.log.error({ err }, `building ${script.paths[0]} failed`));
+    bundleNamed(script.file).catch((err) => services.log.error({ err }, `building ${script.paths[0]} failed`));
     for (const path of script.paths) {
       r.get(path, async (ctx) => {
         try {
-          serveScript(ctx, await scriptBundle(script.entry));
+          serveScript(ctx, await bundleNamed(script.file));
         } catch {
           throw new AppError('UNAVAILABLE', 'The script is not available.', { retryAfter: 5 });
         }
@@ -114,7 +115,27 @@ export function widgetRouter(services: Services): Router {
     );
   });
 
-  r.post('/demo/verify', bodyParser(16 * 1024), async (ctx) => {
+  // The demo form needs no credential: its own per-address limit, and it verifies in-process
+  // (src/demo/verify.ts) so it cannot spend the loopback address's siteverify budget.
+  const demoLimit = rateLimit(services.stores, {
+    name: 'demo-verify',
+    ...DEMO_VERIFY_LIMIT,
+    id: (ctx) => `ip:${ctx.ip}`,
+    onStoreError: 'closed',
+    log: services.log,
+    metrics: services.metrics,
+  });
+  r.post('/demo/verify', async (ctx, next) => {
+    try {
+      await demoLimit(ctx, next);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'RATE_LIMITED') throw err;
+      const nonce = randomBytes(16).toString('base64');
+      const after = err.retryAfter ?? 60;
+      ctx.set('Retry-After', String(after));
+      html(ctx, 429, renderDemoLimitPage(nonce, after), `default-src 'none'; style-src 'nonce-${nonce}'`);
+    }
+  }, bodyParser(16 * 1024), async (ctx) => {
     const nonce = randomBytes(16).toString('base64');
     const csp = `default-src 'none'; style-src 'nonce-${nonce}'`;
     const demo = demoSiteFor(services);
@@ -122,14 +143,13 @@ export function widgetRouter(services: Services): Router {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const text = (v: unknown) => (typeof v === 'string' ? v : '');
     const mode = isDemoMode(body.mode) ? body.mode : 'managed';
-    const socket = ctx.req.socket;
-    const { status, verdict } = await siteverifyOverHttp(selfUrl(socket.localAddress, socket.localPort), {
+    const verdict = await verifyDemoToken(services, services.orm.em.fork(), {
       secret: demo.secret,
       response: text(body['ac-response']) || text(body['cf-turnstile-response']),
       remoteip: ctx.ip,
       sitekey: demo.sitekey,
     });
-    html(ctx, 200, renderVerdictPage({ mode, nonce, status, verdict, name: text(body.name).slice(0, 100) }), csp);
+    html(ctx, 200, renderVerdictPage({ mode, nonce, verdict: { ...verdict }, name: text(body.name).slice(0, 100) }), csp);
   });
   return r;
 }

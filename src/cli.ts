@@ -4,6 +4,7 @@ import { createLogger } from './logger.ts';
 import { openServices, type OpenedServices } from './services.ts';
 import { createUser, describeUser, findUser } from './accounts/users.ts';
 import { createApiKey, describeApiKey, listApiKeys, revokeApiKey } from './accounts/api-keys.ts';
+import { assertEmbeddedDatabaseFree, DatabaseLockedError, EXIT_DATABASE_LOCKED } from './db/lock.ts';
 import { createSite, deleteSite, describeSite, listSites, rotateSecret, updateSite } from './captcha/sites.ts';
 
 /** A CLI command: parsed flags and positionals in, exit code out. Output goes to stdout. */
@@ -24,7 +25,10 @@ Commands:
                                            rename a site, replace its origins, or raise its
                                            siteverify limit (calls a minute per address; default 120)
   site:rotate SITEKEY --user ID|EMAIL      new secret (printed once); the old one stops working
-  site:delete SITEKEY --user ID|EMAIL      delete a site`;
+  site:delete SITEKEY --user ID|EMAIL      delete a site
+
+On the embedded database (no DATABASE_URL) the CLI refuses to run while the service is
+running on the same DATA_DIR (exit code 75); stop the service first, or use the HTTP API.`;
 
 const commands: Record<string, Command> = {
   async migrate(s) {
@@ -156,8 +160,18 @@ export async function runCli(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) return fail(`configuration: ${err.message}`);
     throw err;
   }
-  // The CLI keeps stdout for its own output; logs go nowhere below warnings.
-  const services = await openServices(config, createLogger('warn'));
+  // The embedded database has one owner (src/db/lock.ts): while the service runs on it, the
+  // CLI refuses before touching any file in DATA_DIR.
+  let services: OpenedServices;
+  try {
+    if (config.embedded) await assertEmbeddedDatabaseFree(config.DATA_DIR);
+    // The CLI keeps stdout for its own output; logs go nowhere below warnings.
+    services = await openServices(config, createLogger('warn'));
+  } catch (err) {
+    if (!(err instanceof DatabaseLockedError)) throw err;
+    fail(err.message);
+    return EXIT_DATABASE_LOCKED;
+  }
   try {
     const flags = Object.fromEntries(
       Object.entries(parsed.values).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v as string | undefined)]),

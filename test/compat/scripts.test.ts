@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { COMPAT_SCRIPTS } from '../../src/widget/compat/scripts.ts';
-import { scriptBundle } from '../../src/widget-build.ts';
+import { bundleNamed } from '../../src/widget-build.ts';
 
 const LIMIT = 12 * 1024;
 
@@ -52,7 +52,7 @@ describe('compatibility scripts', () => {
 
   it('each bundle is at most 12 KB gzip and defines its provider global over window.auditcaptcha', async () => {
     for (const script of COMPAT_SCRIPTS) {
-      const b = await scriptBundle(script.entry);
+      const b = await bundleNamed(script.file);
       expect(b.gzip.length, script.name).toBeLessThanOrEqual(LIMIT);
       const code = b.code.toString();
       expect(code).toContain('auditcaptcha');

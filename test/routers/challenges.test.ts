@@ -52,7 +52,7 @@ describe('origin rule and CORS', () => {
   ])('refuses a %s origin with 403 and no CORS grant', async (_name, origin) => {
     const res = await post('/api/v1/challenges', { sitekey: site.sitekey }, origin);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ message: expect.any(String), status: 403 });
+    expect(res.body).toEqual({ code: 'ERR_ORIGIN_NOT_ALLOWED', message: expect.any(String), status: 403 });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 

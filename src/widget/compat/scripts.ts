@@ -1,14 +1,12 @@
-import { fileURLToPath } from 'node:url';
-
 /**
  * The compatibility scripts: each served at its provider's path(s) (facade/widget.ts) and
- * bundled by esbuild from its entry (src/widget-build.ts), like widget.js. One list, so a
- * build ahead of start bundles exactly what the server serves.
+ * bundled from its entry like widget.js (src/widget-build.ts lists them among WIDGET_ENTRIES,
+ * so `npm run build` bundles exactly what the server serves).
  */
 export const COMPAT_SCRIPTS = [
-  { name: 'turnstile', paths: ['/turnstile/v0/api.js'], entry: fileURLToPath(new URL('./turnstile.ts', import.meta.url)) },
-  { name: 'recaptcha', paths: ['/recaptcha/api.js', '/recaptcha/enterprise.js'], entry: fileURLToPath(new URL('./recaptcha.ts', import.meta.url)) },
-  { name: 'hcaptcha', paths: ['/1/api.js'], entry: fileURLToPath(new URL('./hcaptcha.ts', import.meta.url)) },
+  { name: 'turnstile', file: 'compat-turnstile.js', source: './widget/compat/turnstile.ts', paths: ['/turnstile/v0/api.js'] },
+  { name: 'recaptcha', file: 'compat-recaptcha.js', source: './widget/compat/recaptcha.ts', paths: ['/recaptcha/api.js', '/recaptcha/enterprise.js'] },
+  { name: 'hcaptcha', file: 'compat-hcaptcha.js', source: './widget/compat/hcaptcha.ts', paths: ['/1/api.js'] },
 ] as const;
 
 export type CompatScript = (typeof COMPAT_SCRIPTS)[number];
