@@ -29,9 +29,9 @@ const verdict = z.object({
 type Path = '/api/siteverify' | '/api/v1/siteverify' | '/turnstile/v0/siteverify' | '/recaptcha/api/siteverify' | '/siteverify';
 
 /**
- * One siteverify route. The limit (the spec's 120 a minute per client address, raisable per
- * site) is counted per site and address across every siteverify path (siteverify-limit.ts),
- * so the facade's per-route limiter leaves it alone (`perSite`).
+ * One siteverify route. The limit (the spec's 120 a minute per client address and route,
+ * raisable per site) is counted per site by the procedure (siteverify-limit.ts), so the
+ * facade's per-route limiter leaves it alone (`perSite`).
  */
 const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =>
   secretProcedure
@@ -45,7 +45,7 @@ const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =
     .mutation(async ({ ctx, input }) => {
       const deps = captchaDeps(ctx);
       try {
-        await countSiteverify(deps, input.secret, ctx.request.ip);
+        await countSiteverify(deps, path, input.secret, ctx.request.ip);
       } catch (err) {
         if ((err as { code?: string }).code === 'RATE_LIMITED') ctx.metrics.countRateLimitRejection('siteverify');
         throw err;
