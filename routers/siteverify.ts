@@ -26,7 +26,8 @@ const verdict = z.object({
   credit: z.boolean().optional(),
 });
 
-type Path = '/api/siteverify' | '/api/v1/siteverify' | '/turnstile/v0/siteverify' | '/recaptcha/api/siteverify' | '/siteverify';
+type Path =
+  '/api/siteverify' | '/api/v1/siteverify' | '/turnstile/v0/siteverify' | '/recaptcha/api/siteverify' | '/siteverify';
 
 /**
  * One siteverify route. The limit (the spec's 120 a minute per client address and route,
@@ -36,7 +37,14 @@ type Path = '/api/siteverify' | '/api/v1/siteverify' | '/turnstile/v0/siteverify
 const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =>
   secretProcedure
     .meta({
-      openapi: { method: 'POST', path, summary, tags: ['siteverify'], protect: false, contentTypes: ['application/json', 'application/x-www-form-urlencoded'] },
+      openapi: {
+        method: 'POST',
+        path,
+        summary,
+        tags: ['siteverify'],
+        protect: false,
+        contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
+      },
       rateLimit: { max: SITEVERIFY_PER_MINUTE, windowMs: 60_000, perSite: true },
       errorShape: 'siteverify',
     })
@@ -61,7 +69,11 @@ export const siteverifyRouter = router({
   /** At Cloudflare Turnstile's path, in its shape. */
   verifyTurnstile: verify('/turnstile/v0/siteverify', 'Verify a token once (Cloudflare Turnstile path and shape)'),
   /** At Google reCAPTCHA's path, in its shape. */
-  verifyRecaptcha: verify('/recaptcha/api/siteverify', 'Verify a token once (Google reCAPTCHA path and shape)', 'recaptcha'),
+  verifyRecaptcha: verify(
+    '/recaptcha/api/siteverify',
+    'Verify a token once (Google reCAPTCHA path and shape)',
+    'recaptcha',
+  ),
   /** At hCaptcha's path, in its shape. */
   verifyHcaptcha: verify('/siteverify', 'Verify a token once (hCaptcha path and shape)', 'hcaptcha'),
 });

@@ -17,7 +17,12 @@ const WINDOW_MS = 60_000;
  * and lasts a minute. Throws RATE_LIMITED (429, Retry-After at most 60 s) past the limit and
  * UNAVAILABLE when the store cannot count: siteverify never answers without its limit.
  */
-export async function countSiteverify(deps: SiteverifyDeps, route: string, secret: string | undefined, ip: string): Promise<void> {
+export async function countSiteverify(
+  deps: SiteverifyDeps,
+  route: string,
+  secret: string | undefined,
+  ip: string,
+): Promise<void> {
   const s = secret?.trim();
   const site = s && !testSecretKind(s) ? await siteBySecret(deps.em, s, deps.now()) : null;
   const max = site?.siteverifyPerMinute ?? SITEVERIFY_PER_MINUTE;
@@ -25,7 +30,10 @@ export async function countSiteverify(deps: SiteverifyDeps, route: string, secre
   try {
     hits = await deps.stores.counters.hit(`sv:${route}:${site?.sitekey ?? '-'}:${ip}`, WINDOW_MS);
   } catch (err) {
-    throw new AppError('UNAVAILABLE', 'The rate-limit store is unavailable; try again shortly.', { retryAfter: 5, cause: err });
+    throw new AppError('UNAVAILABLE', 'The rate-limit store is unavailable; try again shortly.', {
+      retryAfter: 5,
+      cause: err,
+    });
   }
   if (hits > max) {
     throw new AppError('RATE_LIMITED', 'Too many siteverify calls; retry within a minute.', {

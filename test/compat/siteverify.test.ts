@@ -5,7 +5,13 @@
  */
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { browser } from '../helpers/captcha.ts';
 import { createSite } from '../../src/captcha/sites.ts';
@@ -37,7 +43,11 @@ const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
 async function token(kind: 'v2' | 'v3'): Promise<string> {
   const path = kind === 'v3' ? '/api/v3/challenges' : '/api/v2/challenges';
-  const res = await request(`${server.url}${path}`, { method: 'POST', headers: browser('https://shop.example', ip()), json: { sitekey: shop.sitekey, action: 'login', cdata: 'c-1' } });
+  const res = await request(`${server.url}${path}`, {
+    method: 'POST',
+    headers: browser('https://shop.example', ip()),
+    json: { sitekey: shop.sitekey, action: 'login', cdata: 'c-1' },
+  });
   if (kind === 'v2' && res.body.outcome !== 'pass') throw new Error(`expected a pass, got ${JSON.stringify(res.body)}`);
   return res.body.token;
 }
@@ -47,7 +57,10 @@ const verify = (path: string, form: Record<string, string>, from = ip()) =>
 
 describe("siteverify at the providers' paths", () => {
   it('Turnstile: our shape as it is, JSON or form', async () => {
-    const res = await request(`${server.url}/turnstile/v0/siteverify`, { method: 'POST', json: { secret: shop.secret, response: await token('v3'), idempotency_key: 'k-1' } });
+    const res = await request(`${server.url}/turnstile/v0/siteverify`, {
+      method: 'POST',
+      json: { secret: shop.secret, response: await token('v3'), idempotency_key: 'k-1' },
+    });
     expect(res.body).toEqual({
       success: true,
       challenge_ts: expect.any(String),
@@ -57,31 +70,76 @@ describe("siteverify at the providers' paths", () => {
       cdata: 'c-1',
       score: expect.any(Number),
     });
-    expect((await verify('/turnstile/v0/siteverify', { secret: shop.secret })).body).toEqual({ success: false, 'error-codes': ['missing-input-response'] });
+    expect((await verify('/turnstile/v0/siteverify', { secret: shop.secret })).body).toEqual({
+      success: false,
+      'error-codes': ['missing-input-response'],
+    });
   });
 
   it('reCAPTCHA: no cdata; score and action for v3 tokens only', async () => {
-    const v3 = await verify('/recaptcha/api/siteverify', { secret: shop.secret, response: await token('v3'), remoteip: '203.0.113.4' });
-    expect(v3.body).toEqual({ success: true, challenge_ts: expect.any(String), hostname: 'shop.example', 'error-codes': [], score: expect.any(Number), action: 'login' });
+    const v3 = await verify('/recaptcha/api/siteverify', {
+      secret: shop.secret,
+      response: await token('v3'),
+      remoteip: '203.0.113.4',
+    });
+    expect(v3.body).toEqual({
+      success: true,
+      challenge_ts: expect.any(String),
+      hostname: 'shop.example',
+      'error-codes': [],
+      score: expect.any(Number),
+      action: 'login',
+    });
     const v2 = await verify('/recaptcha/api/siteverify', { secret: shop.secret, response: await token('v2') });
-    expect(v2.body).toEqual({ success: true, challenge_ts: expect.any(String), hostname: 'shop.example', 'error-codes': [] });
-    expect((await verify('/recaptcha/api/siteverify', { secret: 'nope', response: 'x' })).body).toEqual({ success: false, 'error-codes': ['invalid-input-secret'] });
+    expect(v2.body).toEqual({
+      success: true,
+      challenge_ts: expect.any(String),
+      hostname: 'shop.example',
+      'error-codes': [],
+    });
+    expect((await verify('/recaptcha/api/siteverify', { secret: 'nope', response: 'x' })).body).toEqual({
+      success: false,
+      'error-codes': ['invalid-input-secret'],
+    });
   });
 
   it('hCaptcha: credit false, no score or action; a spent token is invalid-or-already-seen-response', async () => {
     const t = await token('v3');
     const first = await verify('/siteverify', { secret: shop.secret, response: t, sitekey: shop.sitekey });
-    expect(first.body).toEqual({ success: true, challenge_ts: expect.any(String), hostname: 'shop.example', credit: false, 'error-codes': [] });
-    expect((await verify('/siteverify', { secret: shop.secret, response: t })).body).toEqual({ success: false, 'error-codes': ['invalid-or-already-seen-response'] });
+    expect(first.body).toEqual({
+      success: true,
+      challenge_ts: expect.any(String),
+      hostname: 'shop.example',
+      credit: false,
+      'error-codes': [],
+    });
+    expect((await verify('/siteverify', { secret: shop.secret, response: t })).body).toEqual({
+      success: false,
+      'error-codes': ['invalid-or-already-seen-response'],
+    });
     // One token, one redemption, whichever path: the Turnstile path now says it is spent.
-    expect((await verify('/turnstile/v0/siteverify', { secret: shop.secret, response: t })).body['error-codes']).toEqual(['timeout-or-duplicate']);
+    expect(
+      (await verify('/turnstile/v0/siteverify', { secret: shop.secret, response: t })).body['error-codes'],
+    ).toEqual(['timeout-or-duplicate']);
   });
 
   it('test secrets accept only dummy tokens', async () => {
-    expect((await verify('/siteverify', { secret: TEST_SECRETS.hcaptcha, response: '10000000-aaaa-bbbb-cccc-000000000001' })).body.success).toBe(true);
-    expect((await verify('/siteverify', { secret: TEST_SECRETS.hcaptcha, response: await token('v3') })).body['error-codes']).toEqual(['invalid-input-response']);
-    expect((await verify('/recaptcha/api/siteverify', { secret: TEST_SECRETS.recaptcha, response: 'XXXX.DUMMY.TOKEN.XXXX' })).body.success).toBe(true);
-    expect((await verify('/recaptcha/api/siteverify', { secret: TEST_SECRETS.recaptcha, response: 'anything-else' })).body['error-codes']).toEqual(['invalid-input-response']);
+    expect(
+      (await verify('/siteverify', { secret: TEST_SECRETS.hcaptcha, response: '10000000-aaaa-bbbb-cccc-000000000001' }))
+        .body.success,
+    ).toBe(true);
+    expect(
+      (await verify('/siteverify', { secret: TEST_SECRETS.hcaptcha, response: await token('v3') })).body['error-codes'],
+    ).toEqual(['invalid-input-response']);
+    expect(
+      (await verify('/recaptcha/api/siteverify', { secret: TEST_SECRETS.recaptcha, response: 'XXXX.DUMMY.TOKEN.XXXX' }))
+        .body.success,
+    ).toBe(true);
+    expect(
+      (await verify('/recaptcha/api/siteverify', { secret: TEST_SECRETS.recaptcha, response: 'anything-else' })).body[
+        'error-codes'
+      ],
+    ).toEqual(['invalid-input-response']);
   });
 });
 
@@ -115,7 +173,9 @@ describe('the per-site siteverify limit', () => {
     expect(updated.status).toBe(200);
     expect(updated.body.result.data.data.siteverify_per_minute).toBe(300);
     const listed = await trpc('sites.list');
-    expect(listed.body.result.data.data.find((s: { sitekey: string }) => s.sitekey === busy.sitekey).siteverify_per_minute).toBe(300);
+    expect(
+      listed.body.result.data.data.find((s: { sitekey: string }) => s.sitekey === busy.sitekey).siteverify_per_minute,
+    ).toBe(300);
     expect((await trpc('sites.update', { sitekey: busy.sitekey, siteverifyPerMinute: 0 })).status).toBe(400);
 
     const from = ip();
@@ -126,6 +186,9 @@ describe('the per-site siteverify limit', () => {
     expect(unknown.at(-1)).toBe(429);
 
     await trpc('sites.update', { sitekey: busy.sitekey, siteverifyPerMinute: null });
-    expect((await trpc('sites.list')).body.result.data.data.find((s: { sitekey: string }) => s.sitekey === busy.sitekey).siteverify_per_minute).toBeNull();
+    expect(
+      (await trpc('sites.list')).body.result.data.data.find((s: { sitekey: string }) => s.sitekey === busy.sitekey)
+        .siteverify_per_minute,
+    ).toBeNull();
   }, 120_000);
 });

@@ -4,8 +4,18 @@
  * so `npm run build` bundles exactly what the server serves).
  */
 export const COMPAT_SCRIPTS = [
-  { name: 'turnstile', file: 'compat-turnstile.js', source: './widget/compat/turnstile.ts', paths: ['/turnstile/v0/api.js'] },
-  { name: 'recaptcha', file: 'compat-recaptcha.js', source: './widget/compat/recaptcha.ts', paths: ['/recaptcha/api.js', '/recaptcha/enterprise.js'] },
+  {
+    name: 'turnstile',
+    file: 'compat-turnstile.js',
+    source: './widget/compat/turnstile.ts',
+    paths: ['/turnstile/v0/api.js'],
+  },
+  {
+    name: 'recaptcha',
+    file: 'compat-recaptcha.js',
+    source: './widget/compat/recaptcha.ts',
+    paths: ['/recaptcha/api.js', '/recaptcha/enterprise.js'],
+  },
   { name: 'hcaptcha', file: 'compat-hcaptcha.js', source: './widget/compat/hcaptcha.ts', paths: ['/1/api.js'] },
 ] as const;
 
