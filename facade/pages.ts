@@ -6,6 +6,7 @@ import { renderMessagePage, renderPasswordPage, renderReportPage } from '../src/
 import { bodyParser } from './body.ts';
 import { toErrorResponse } from './errors.ts';
 import { contextFromKoa } from './koa-context.ts';
+import { clientKey } from '../src/net/client-key.ts';
 import { rateLimit } from './rate-limit.ts';
 
 function html(ctx: Context, status: number, body: string) {
@@ -39,7 +40,7 @@ export function pagesRouter(services: Services): Router {
     name: 'share-password',
     max: services.config.SHARE_PASSWORD_ATTEMPTS,
     windowMs: 15 * 60_000,
-    id: (ctx) => `${ctx.ip}:${reportParam(ctx)}`,
+    id: (ctx) => `${clientKey(ctx.ip)}:${reportParam(ctx)}`,
     onStoreError: 'closed',
     log: services.log,
     metrics: services.metrics,

@@ -6,6 +6,7 @@ import type { Services } from '../routers/context.ts';
 import { bodyParser } from './body.ts';
 import { apiKeyGate } from './api-key-gate.ts';
 import { contextFromKoa } from './koa-context.ts';
+import { clientKey } from '../src/net/client-key.ts';
 import { rateLimit } from './rate-limit.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
 import { browserCors, preflight } from './browser-cors.ts';
@@ -69,7 +70,7 @@ export function restRouter(services: Services, router: AnyRouter): Router {
           name: `${route.method}:${route.path}`,
           max: route.meta.rateLimit.max,
           windowMs: route.meta.rateLimit.windowMs,
-          id: (ctx) => `ip:${ctx.ip}`,
+          id: (ctx) => `ip:${clientKey(ctx.ip)}`,
           onStoreError: 'closed',
           log: services.log,
           metrics: services.metrics,

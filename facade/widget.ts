@@ -81,15 +81,22 @@ export function widgetRouter(services: Services): Router {
   };
 
   r.get('/widget.js', async (ctx) => serveScript(ctx, await bundle()));
+  r.get('/widget-worker.js', async (ctx) => {
+    try {
+      serveScript(ctx, await bundleNamed('widget-worker.js'));
+    } catch {
+      throw new AppError('UNAVAILABLE', 'The widget is not available.', { retryAfter: 5 });
+    }
+  });
 
   // The Turnstile, reCAPTCHA and hCaptcha client APIs at their providers' paths, so a page
   // switches by changing the script's host (src/widget/compat).
   for (const script of COMPAT_SCRIPTS) {
-    bundleNamed(script.file).catch((err) => services.log.error({ err }, `building ${script.paths[0]} failed`));
+    bundleNamed(script.bundle).catch((err) => services.log.error({ err }, `building ${script.paths[0]} failed`));
     for (const path of script.paths) {
       r.get(path, async (ctx) => {
         try {
-          serveScript(ctx, await bundleNamed(script.file));
+          serveScript(ctx, await bundleNamed(script.bundle));
         } catch {
           throw new AppError('UNAVAILABLE', 'The script is not available.', { retryAfter: 5 });
         }
@@ -121,8 +128,9 @@ export function widgetRouter(services: Services): Router {
         wrongOrigin: known ? undefined : { origin: pageOrigin ?? ctx.host, use: `${home}/demo` },
       }),
       // What a site embedding the widget allows: the script and its API calls from the
-      // service, the challenge image and the proof-of-work worker from blob: URLs.
-      `default-src 'none'; script-src ${widgetOrigin}; connect-src ${widgetOrigin}; img-src blob:; worker-src blob:; style-src 'nonce-${nonce}'`,
+      // service, the challenge image and the proof-of-work worker from blob: URLs, and
+      // 'wasm-unsafe-eval' so the worker may compile its WebAssembly SHA-256.
+      `default-src 'none'; script-src ${widgetOrigin} 'wasm-unsafe-eval'; connect-src ${widgetOrigin}; img-src blob:; worker-src blob:; style-src 'nonce-${nonce}'`,
     );
   });
 

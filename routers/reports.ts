@@ -35,6 +35,8 @@ const single = z.object({ data: report, status: okStatus });
 
 const privacy = oneOf('privacy', ['0', '1', '2']).transform((v) => Number(v) as Privacy);
 const password = z.string().max(200).optional().transform((v) => (v === '' ? undefined : v));
+/** Our extension (not in SPEC.md): render=1 renders the page in Chromium, render=0 does not; absent, ANALYZER_RENDER decides. */
+const render = oneOf('render', ['0', '1']).optional().transform((v) => (v === undefined ? undefined : v === '1'));
 /** Path ids are digits; anything else names no report (404, never a validation error). */
 const reportId = z.coerce.string();
 
@@ -109,7 +111,7 @@ export const reportsRouter = router({
       openapi: { method: 'POST', path: '/api/v1/reports', summary: 'Create a report', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
       successStatus: 201,
     })
-    .input(z.object({ url: z.string(), privacy: privacy.default(1), password }))
+    .input(z.object({ url: z.string(), privacy: privacy.default(1), password, render }))
     .output(single)
     .mutation(async ({ ctx, input }) => {
       const created = await createReportFromRequest(ctx, ctx.user.id, input);
@@ -122,13 +124,14 @@ export const reportsRouter = router({
       openapi: { method: 'PUT', path: '/api/v1/reports/{id}', summary: 'Update a report (PUT or PATCH)', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
       aliasMethods: ['PATCH'],
     })
-    .input(z.object({ id: reportId, privacy: privacy.optional(), password, results: oneOf('results', ['0', '1']).default('0') }))
+    .input(z.object({ id: reportId, privacy: privacy.optional(), password, results: oneOf('results', ['0', '1']).default('0'), render }))
     .output(single)
     .mutation(async ({ ctx, input }) => {
       const updated = await updateReportFromRequest(ctx, ctx.user.id, parseId(input.id), {
         privacy: input.privacy,
         password: input.password,
         reanalyse: input.results === '1',
+        render: input.render,
       });
       return { data: describeReport(updated), status: 200 as const };
     }),

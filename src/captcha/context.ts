@@ -57,7 +57,7 @@ export async function admit(deps: CaptchaDeps, sitekey: string, req: BrowserRequ
     });
   }
   const test = testSitekeyKind(sitekey);
-  const site = test ? { sitekey, origins: [], test: true } : await siteByKey(deps.em, sitekey, deps.now());
+  const site = test ? { sitekey, origins: [], test: true, level: 'default' as const, minWorkBits: null } : await siteByKey(deps.em, sitekey, deps.now());
   if (!site || (!site.test && !originAllowed(site.origins, origin))) {
     throw new AppError('FORBIDDEN', 'The origin is not registered for this sitekey.', { code: 'ERR_ORIGIN_NOT_ALLOWED' });
   }

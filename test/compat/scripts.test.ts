@@ -23,10 +23,7 @@ afterAll(async () => {
 });
 
 /** A raw GET (fetch would decompress and hide the size on the wire). */
-function get(
-  path: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
       .get(`${server.url}${path}`, { headers }, (res) => {
@@ -55,7 +52,7 @@ describe('compatibility scripts', () => {
 
   it('each bundle is at most 12 KB gzip and defines its provider global over window.auditcaptcha', async () => {
     for (const script of COMPAT_SCRIPTS) {
-      const b = await bundleNamed(script.file);
+      const b = await bundleNamed(script.bundle);
       expect(b.gzip.length, script.name).toBeLessThanOrEqual(LIMIT);
       const code = b.code.toString();
       expect(code).toContain('auditcaptcha');

@@ -1,22 +1,12 @@
 /**
  * The compatibility scripts: each served at its provider's path(s) (facade/widget.ts) and
- * bundled from its entry like widget.js (src/widget-build.ts lists them among WIDGET_ENTRIES,
- * so `npm run build` bundles exactly what the server serves).
+ * bundled like widget.js from its entry in WIDGET_ENTRIES (src/widget-build.ts), which
+ * `npm run build` builds ahead of start.
  */
 export const COMPAT_SCRIPTS = [
-  {
-    name: 'turnstile',
-    file: 'compat-turnstile.js',
-    source: './widget/compat/turnstile.ts',
-    paths: ['/turnstile/v0/api.js'],
-  },
-  {
-    name: 'recaptcha',
-    file: 'compat-recaptcha.js',
-    source: './widget/compat/recaptcha.ts',
-    paths: ['/recaptcha/api.js', '/recaptcha/enterprise.js'],
-  },
-  { name: 'hcaptcha', file: 'compat-hcaptcha.js', source: './widget/compat/hcaptcha.ts', paths: ['/1/api.js'] },
+  { name: 'turnstile', paths: ['/turnstile/v0/api.js'], bundle: 'turnstile.js' },
+  { name: 'recaptcha', paths: ['/recaptcha/api.js', '/recaptcha/enterprise.js'], bundle: 'recaptcha.js' },
+  { name: 'hcaptcha', paths: ['/1/api.js'], bundle: 'hcaptcha.js' },
 ] as const;
 
 export type CompatScript = (typeof COMPAT_SCRIPTS)[number];
