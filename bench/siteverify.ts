@@ -10,7 +10,7 @@ import { createClient } from 'redis';
 import { sealToken, newTokenId } from '../src/captcha/tokens.ts';
 import { startChild } from './lib/child.ts';
 import { fmt } from './lib/load.ts';
-import { hasWrk, loadAverage, runWrk, type WrkResult } from './lib/wrk.ts';
+import { hasWrk, loadAverage, runWrk, runWrkMeasured, type WrkResult } from './lib/wrk.ts';
 import { monotonicUs, newestProfile, printTopSelfTime, type ProfileWindow } from './lib/cpu-profile.ts';
 
 const CONNECTIONS = 64;
@@ -25,8 +25,9 @@ interface ServiceInfo {
   tokenKey: string;
 }
 
-export function line(name: string, r: WrkResult): string {
-  return `${name.padEnd(30)} ${fmt(r.rps, 0).padStart(8)} req/s   p50 ${fmt(r.p50, 2).padStart(7)} ms   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.socketErrors + r.non2xx}/${r.requests}`;
+export function line(name: string, r: WrkResult & { cpuUsPerRequest?: number }): string {
+  const cpu = r.cpuUsPerRequest === undefined ? '' : `   server CPU ${fmt(r.cpuUsPerRequest, 0).padStart(4)} µs/req`;
+  return `${name.padEnd(30)} ${fmt(r.rps, 0).padStart(8)} req/s   p50 ${fmt(r.p50, 2).padStart(7)} ms   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.socketErrors + r.non2xx}/${r.requests}${cpu}`;
 }
 
 /** The bare Koa baseline's one request: a small JSON body answered with JSON. */
@@ -48,12 +49,12 @@ export function median(values: number[]): number {
  * load from other work on a shared machine falls on both alike, and returns the run with the
  * median ratio (its figures, the ratio and every round's ratio).
  */
-export async function alternate(
+export async function alternate<R extends WrkResult>(
   rounds: number,
-  runBaseline: () => Promise<WrkResult>,
-  runService: (round: number) => Promise<WrkResult>,
-): Promise<{ bare: WrkResult; service: WrkResult; ratio: number; ratios: number[] }> {
-  const pairs: Array<{ bare: WrkResult; service: WrkResult; ratio: number }> = [];
+  runBaseline: () => Promise<R>,
+  runService: (round: number) => Promise<R>,
+): Promise<{ bare: R; service: R; ratio: number; ratios: number[] }> {
+  const pairs: Array<{ bare: R; service: R; ratio: number }> = [];
   for (let i = 0; i < rounds; i++) {
     const bare = await runBaseline();
     const service = await runService(i);
@@ -95,7 +96,7 @@ export function printProfile(label: string, window?: ProfileWindow): void {
   printTopSelfTime(file, 20, window);
 }
 
-async function measureSiteverify(store: 'memory' | 'redis', redisUrl: string, baselinePort: number) {
+async function measureSiteverify(store: 'memory' | 'redis', redisUrl: string, baseline: { port: number; pid: number }) {
   const env: Record<string, string> = { BENCH_REDIS_URL: store === 'redis' ? redisUrl : '' };
   const service = await startChild<ServiceInfo>('bench/servers/service.ts', env, profileArgs(`siteverify-${store}`));
   const window = { fromUs: 0, toUs: 0 };
@@ -116,17 +117,17 @@ async function measureSiteverify(store: 'memory' | 'redis', redisUrl: string, ba
     }));
     const share = Math.floor(TOKENS / (ROUNDS + 1));
     const url = `http://127.0.0.1:${service.info.port}`;
-    const bareUrl = `http://127.0.0.1:${baselinePort}`;
+    const bareUrl = `http://127.0.0.1:${baseline.port}`;
     // Warm-up of both.
     await runWrk({ url: bareUrl, connections: CONNECTIONS, durationSec: 1, requests: [BASELINE_REQUEST] });
     await runWrk({ url, connections: CONNECTIONS, durationSec: 1, requests: requests.slice(0, share) });
     window.fromUs = monotonicUs();
     const result = await alternate(
       ROUNDS,
-      () => runWrk({ url: bareUrl, connections: CONNECTIONS, durationSec: DURATION_SEC, requests: [BASELINE_REQUEST] }),
+      () => runWrkMeasured(baseline.pid, { url: bareUrl, connections: CONNECTIONS, durationSec: DURATION_SEC, requests: [BASELINE_REQUEST] }),
       async (round) => {
         const mine = requests.slice(share * (round + 1), share * (round + 2));
-        const r = await runWrk({ url, connections: CONNECTIONS, durationSec: DURATION_SEC, requests: mine });
+        const r = await runWrkMeasured(service.child.pid!, { url, connections: CONNECTIONS, durationSec: DURATION_SEC, requests: mine });
         if (r.requests > mine.length) console.log(`  (tokens ran out: ${r.requests - mine.length} repeats answered as spent; raise BENCH_TOKENS)`);
         return r;
       },
@@ -151,10 +152,11 @@ export async function main(): Promise<{ memory: number; redis?: number }> {
   const baseline = await startChild<{ port: number }>('bench/servers/bare-koa.ts');
   try {
     for (const store of stores) {
-      const { bare, service, ratio, ratios: each } = await measureSiteverify(store, redisUrl, baseline.info.port);
+      const { bare, service, ratio, ratios: each } = await measureSiteverify(store, redisUrl, { port: baseline.info.port, pid: baseline.child.pid! });
       ratios[store] = ratio;
       console.log(line('bare Koa JSON (baseline)', bare));
       console.log(line(`siteverify (${store})`, service));
+      console.log(`server CPU per request, siteverify/baseline (${store}): ${fmt(service.cpuUsPerRequest / bare.cpuUsPerRequest, 2)} (the inverse bounds the ratio on an idle machine)`);
       console.log(
         `ratio siteverify/baseline (${store}): ${fmt(ratio, 2)} [rounds ${each.map((r) => fmt(r, 2)).join(' ')}] (target >= 0.5${ratio >= 0.5 ? ', met' : ', NOT met'}); p99 ${fmt(service.p99, 1)} ms (target <= 20${service.p99 <= 20 ? ', met' : ', NOT met'}); load average ${loadAverage()}`,
       );
