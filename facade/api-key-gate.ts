@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
 import type { Services } from '../routers/context.ts';
 import { contextFromKoa } from './koa-context.ts';
@@ -11,7 +11,7 @@ import { rateLimit } from './rate-limit.ts';
  * open: a store outage must not take the API down. A known key is answered from the
  * short-lived key cache (src/accounts/api-keys.ts), which revocation clears at once.
  */
-export function apiKeyGate(services: Services): Middleware {
+export function apiKeyGate(services: Services, opts: { cost?: (ctx: Context) => number } = {}): Middleware {
   const perKeyLimit = rateLimit(services.stores, {
     name: 'api',
     max: services.config.API_RATE_LIMIT,
@@ -24,6 +24,10 @@ export function apiKeyGate(services: Services): Middleware {
   return async (ctx, next) => {
     const em = contextFromKoa(services, ctx).em;
     ctx.state.apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined, { stores: services.stores, log: services.log });
+    // A request doing `cost` calls (a /trpc batch) counts as that many; past the limit the
+    // whole request is refused.
+    const cost = opts.cost?.(ctx) ?? 1;
+    for (let i = 1; i < cost; i++) await perKeyLimit(ctx, async () => {});
     await perKeyLimit(ctx, next);
   };
 }

@@ -28,7 +28,15 @@ export interface WidgetEntry {
  * Every browser bundle the service serves. `npm run build` (scripts/build.ts) builds each of
  * them into dist/public/ ahead of time; a new bundle is one more line here.
  */
-export const WIDGET_ENTRIES: WidgetEntry[] = [{ name: 'widget.js', source: './widget/index.ts', format: 'iife' }];
+export const WIDGET_ENTRIES: WidgetEntry[] = [
+  { name: 'widget.js', source: './widget/index.ts', format: 'iife' },
+  // The proof-of-work Web Worker, fetched by the widget and started from a Blob URL (src/widget/work.ts).
+  { name: 'widget-worker.js', source: './widget/work-worker.ts', format: 'iife' },
+  // The providers' drop-in scripts (src/widget/compat/scripts.ts maps them to their paths).
+  { name: 'turnstile.js', source: './widget/compat/turnstile.ts', format: 'iife' },
+  { name: 'recaptcha.js', source: './widget/compat/recaptcha.ts', format: 'iife' },
+  { name: 'hcaptcha.js', source: './widget/compat/hcaptcha.ts', format: 'iife' },
+];
 
 /** Entry point of the widget's TypeScript sources. */
 export const WIDGET_ENTRY = fileURLToPath(new URL('./widget/index.ts', import.meta.url));
@@ -82,17 +90,20 @@ async function load(name: string): Promise<WidgetBundle> {
 export async function buildWidgetEntry(entry: WidgetEntry): Promise<Buffer> {
   // Loaded only here: the compiled service never imports the bundler.
   const { build } = await import('esbuild');
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL(entry.source, import.meta.url))],
+  const options = {
     bundle: true,
     minify: true,
-    format: entry.format,
     platform: 'browser',
     target: WIDGET_TARGET,
     write: false,
     legalComments: 'none',
     charset: 'utf8',
     logLevel: 'silent',
+  } as const;
+  const result = await build({
+    ...options,
+    entryPoints: [fileURLToPath(new URL(entry.source, import.meta.url))],
+    format: entry.format,
   });
   return Buffer.from(result.outputFiles[0]!.contents);
 }

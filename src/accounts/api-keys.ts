@@ -102,7 +102,9 @@ export async function authenticateApiKey(
 ): Promise<ApiKey> {
   const token = parseBearer(authorization);
   if (!token) {
-    throw new AppError('UNAUTHORIZED', authorization ? 'Malformed Authorization header; expected "Bearer <API key>".' : 'Missing API key.');
+    throw authorization
+      ? new AppError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API key>".', { code: 'ERR_API_KEY_INVALID' })
+      : new AppError('UNAUTHORIZED', 'Missing API key.', { code: 'ERR_API_KEY_MISSING' });
   }
   const match = keyPattern.exec(token);
   const digest = hashApiKey(token);
@@ -117,7 +119,9 @@ export async function authenticateApiKey(
   const row = match ? await em.findOne(ApiKeySchema, { prefix: match[1] }, { populate: ['user'] }) : null;
   const expected = row ? Buffer.from(row.hash, 'hex') : unknownKeyHash;
   const matches = timingSafeEqual(expected, digest) && row !== null;
-  if (!matches || !row || row.revokedAt) throw new AppError('UNAUTHORIZED', 'Invalid or revoked API key.');
+  if (!matches || !row || row.revokedAt) {
+    throw new AppError('UNAUTHORIZED', 'Invalid or revoked API key.', { code: 'ERR_API_KEY_INVALID' });
+  }
   if (opts.stores && shared !== undefined) {
     if (keyCache.size > 10_000) keyCache.clear();
     keyCache.set(row.prefix, { row, hash: expected, until: now + KEY_CACHE_MS, local, shared });

@@ -1,4 +1,6 @@
 import type { Report } from '../entities/report.entity.ts';
+import { fullUrlOf } from './urls.ts';
+import { byCategory, type ReportResults } from './results.ts';
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(value: unknown): string {
@@ -53,7 +55,7 @@ function formatDetails(details: unknown[] | undefined): string {
 
 /** The report page: grade, score, and every check by category with its details. No scripts. */
 export function renderReportPage(report: Pick<Report, 'id' | 'url' | 'project' | 'result' | 'score' | 'results' | 'generatedAt'>): string {
-  const sections = Object.entries(report.results ?? {}).map(([category, checks]) => {
+  const sections = byCategory(report.results as ReportResults).map(([category, checks]) => {
     const rows = (checks as CheckView[])
       .map(
         (c) => `<tr><td><code>${escapeHtml(c.id)}</code></td><td class="${c.passed ? 'pass' : 'fail'}">${c.passed ? 'Passed' : 'Failed'}</td>
@@ -66,7 +68,7 @@ export function renderReportPage(report: Pick<Report, 'id' | 'url' | 'project' |
   });
   return layout(
     `Report for ${report.url}`,
-    `<h1>Report for <code>${escapeHtml(report.url)}</code></h1>
+    `<h1>Report for <code>${escapeHtml(fullUrlOf(report))}</code></h1>
 <p><span class="grade ${escapeHtml(report.result)}">${escapeHtml(report.result)}</span> Score <strong>${escapeHtml(report.score)}</strong> of 100.
 Project <code>${escapeHtml(report.project)}</code>. Generated ${escapeHtml(report.generatedAt.toISOString())}.</p>
 ${sections.join('\n')}`,

@@ -107,7 +107,7 @@ describe.runIf(real)('three instances on one PostgreSQL and one Redis', () => {
     for (const url of cluster.urls) {
       const refused = await create(url);
       expect(refused.status).toBe(429);
-      expect(refused.body).toEqual({ message: expect.any(String), status: 429 });
+      expect(refused.body).toEqual({ code: 'ERR_RATE_LIMITED', message: expect.any(String), status: 429 });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     }
     const other = nextAddress();
