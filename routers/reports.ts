@@ -118,6 +118,7 @@ export const reportsRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/api/v1/reports', summary: 'Create a report', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
       successStatus: 201,
+      errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY'],
     })
     .input(z.object({ url: z.string(), privacy: privacy.default(1), password, render }))
     .output(single)
@@ -131,6 +132,7 @@ export const reportsRouter = router({
     .meta({
       openapi: { method: 'PUT', path: '/api/v1/reports/{id}', summary: 'Update a report (PUT or PATCH)', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
       aliasMethods: ['PATCH'],
+      errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY'],
     })
     .input(z.object({ id: reportId, privacy: privacy.optional(), password, results: oneOf('results', ['0', '1']).default('0'), render }))
     .output(single)
