@@ -127,6 +127,8 @@ const siteverifyCodes = new Set([
   'bad-request',
   'internal-error',
   'rate-limited',
+  // hCaptcha's name for timeout-or-duplicate, on its siteverify path (issue 14).
+  'invalid-or-already-seen-response',
 ]);
 
 export function describeExchange(req: HostileRequest, res: RawResponse): string {
