@@ -5,10 +5,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGliteDriver, type PGliteConnectionConfig } from 'mikro-orm-pglite';
 import { baseOptions } from './options.ts';
-import { patchPGliteStatementSplitting } from './pglite-statements.ts';
+import { StatementSafePGliteDriver } from './pglite-statements.ts';
 import { EMBEDDED_LOCK_STALE_MS, lockEmbeddedDatabase, type HeldLock } from './lock.ts';
 
-patchPGliteStatementSplitting();
 
 export interface DatabaseTarget {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
@@ -61,7 +60,7 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
     const opened = pglite;
     orm = await MikroORM.init({
       ...baseOptions(),
-      driver: PGliteDriver as any,
+      driver: StatementSafePGliteDriver as any,
       dbName: 'postgres',
       driverOptions: { connection: { pglite: () => opened } satisfies PGliteConnectionConfig },
       ...overrides,

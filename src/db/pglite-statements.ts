@@ -1,79 +1,46 @@
-import { PGliteKnexDialect } from 'mikro-orm-pglite';
+import { PGliteConnection, PGliteDriver, PGliteKnexDialect } from 'mikro-orm-pglite';
+import type { Configuration } from '@mikro-orm/core';
+
+type QueryArgs = Parameters<PGliteKnexDialect['_query']>;
 
 /**
- * Whether SQL holds more than one statement. Semicolons inside string literals (with ''
- * escapes), E'' strings, quoted identifiers, dollar-quoted bodies and comments do not count.
+ * The knex-pglite dialect sends raw SQL through `exec` only when its text splits on ';'
+ * into several parts, so a value holding ';' (MikroORM inlines the values of raw queries: a
+ * search for "a;b") took the multi-statement path and came back in the wrong shape. Here
+ * raw SQL without bindings always goes through PGlite's own `exec`, which runs one or
+ * several statements with PostgreSQL's own parser; one statement's result is unwrapped
+ * into the shape `query` gives. No SQL is scanned here and no prototype is touched.
  */
-export function isMultiStatement(sql: string): boolean {
-  let i = 0;
-  let statements = 0;
-  let content = false;
-  const n = sql.length;
-  while (i < n) {
-    const c = sql[i]!;
-    if (c === "'" || c === '"') {
-      // A quoted literal or identifier; a doubled quote stays inside it. E'..' also allows \'.
-      const escapes = c === "'" && i > 0 && /[eE]/.test(sql[i - 1]!);
-      i++;
-      while (i < n) {
-        if (escapes && sql[i] === '\\') i += 2;
-        else if (sql[i] === c && sql[i + 1] === c) i += 2;
-        else if (sql[i] === c) break;
-        else i++;
-      }
-      i++;
-      content = true;
-    } else if (c === '-' && sql[i + 1] === '-') {
-      while (i < n && sql[i] !== '\n') i++;
-    } else if (c === '/' && sql[i + 1] === '*') {
-      const end = sql.indexOf('*/', i + 2);
-      i = end === -1 ? n : end + 2;
-    } else if (c === '$') {
-      const tag = /^\$[A-Za-z_]*\$/.exec(sql.slice(i));
-      if (tag) {
-        const end = sql.indexOf(tag[0], i + tag[0].length);
-        i = end === -1 ? n : end + tag[0].length;
-        content = true;
-      } else {
-        i++;
-        content = true;
-      }
-    } else if (c === ';') {
-      if (content) statements++;
-      content = false;
-      i++;
-    } else {
-      if (!/\s/.test(c)) content = true;
-      i++;
-    }
-  }
-  if (content) statements++;
-  return statements > 1;
-}
-
-interface QueryObject {
-  sql?: string;
-  method?: string;
-  bindings?: unknown[];
-  response?: unknown;
-}
-
-/**
- * The PGlite knex dialect sends raw SQL through `exec` (several statements, no bindings)
- * whenever the text splits on ';' into more than one part, so a value holding ';' (a search
- * for "a;b") came back in the wrong shape and failed. Counting statements with the literal-
- * aware scanner above keeps such values on the ordinary parameterised path.
- */
-export function patchPGliteStatementSplitting(): void {
-  const proto = PGliteKnexDialect.prototype as unknown as {
-    _query(connection: { exec(sql: string): Promise<unknown>; query(sql: string, bindings: unknown[]): Promise<unknown> }, obj: QueryObject): Promise<QueryObject>;
-  };
-  proto._query = async function (connection, obj) {
+class StatementSafeDialect extends PGliteKnexDialect {
+  override async _query(connection: QueryArgs[0], obj: QueryArgs[1]): Promise<QueryArgs[1]> {
     if (!obj.sql) throw new Error('The query is empty');
-    obj.response =
-      obj.method === 'raw' && isMultiStatement(obj.sql)
-        ? await connection.exec(obj.sql)
-        : await connection.query(obj.sql, obj.bindings ?? []);
+    if (obj.method === 'raw' && !obj.bindings?.length) {
+      const results = await connection.exec(obj.sql);
+      obj.response = results.length === 1 ? results[0]! : results;
+    } else {
+      obj.response = await connection.query(obj.sql, (obj.bindings ?? []) as unknown[]);
+    }
     return obj;
-  };
+  }
+}
+
+class StatementSafeConnection extends PGliteConnection {
+  /** PGliteConnection's own createKnex, on the dialect above instead of the stock one. */
+  override createKnex(): void {
+    const self = this as unknown as { dialectDataSource: unknown; config: unknown; connected: boolean };
+    this.client = this.createKnexClient(StatementSafeDialect as never);
+    const dialect = this.getKnex().client as { driver: unknown; ormConfig: unknown };
+    dialect.ormConfig = self.config;
+    dialect.driver = self.dialectDataSource;
+    self.connected = true;
+  }
+}
+
+/** mikro-orm-pglite's driver with the raw-SQL routing above; pass it as `driver`. */
+export class StatementSafePGliteDriver extends PGliteDriver {
+  constructor(config: Configuration) {
+    super(config);
+    (this as unknown as { connection: PGliteConnection }).connection = new StatementSafeConnection(config);
+    (this as unknown as { replicas: PGliteConnection[] }).replicas = [];
+  }
 }
