@@ -1,3 +1,4 @@
+import onFinished from 'on-finished';
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -35,19 +36,13 @@ export function whenResponseDone(ctx: Context, fn: Done): void {
     state.done.push(fn);
     return;
   }
-  const once = () => {
-    ctx.res.off('finish', once);
-    ctx.res.off('close', once);
-    fn();
-  };
-  ctx.res.once('finish', once);
-  ctx.res.once('close', once);
+  onFinished(ctx.res, () => fn());
 }
 
 /**
  * Gives each request an id (the caller's X-Request-Id when it is sane, a UUID otherwise),
  * echoes it, and logs one JSON line per finished request with a child logger carrying it.
- * Logging on 'finish'/'close' also covers /trpc, which writes the response itself.
+ * Logging when the response is finished (on-finished) also covers /trpc, which writes the response itself.
  */
 export function requestLog(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -59,15 +54,12 @@ export function requestLog(log: Logger): Middleware {
     const started = process.hrtime.bigint();
     const logLine = log.isLevelEnabled('info');
     const done = () => {
-      ctx.res.off('finish', done);
-      ctx.res.off('close', done);
       for (const fn of state.done) fn();
       if (!logLine) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       state.log.info({ method: ctx.method, path: ctx.path, status: ctx.res.statusCode, ms: Math.round(ms * 10) / 10, ip: ctx.ip }, 'request');
     };
-    ctx.res.once('finish', done);
-    ctx.res.once('close', done);
+    onFinished(ctx.res, done);
     await next();
   };
 }

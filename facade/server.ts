@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
+import onFinished from 'on-finished';
 import { errorBody } from './errors.ts';
 
 export interface RunningServer {
@@ -65,7 +66,7 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
   server.on('request', (_req, res) => {
     if (closing) res.setHeader('Connection', 'close');
     inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
+    onFinished(res, () => inFlight.delete(res));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
