@@ -1,10 +1,11 @@
+import escape from 'escape-html';
 import type { Report } from '../entities/report.entity.ts';
 import { fullUrlOf } from './urls.ts';
 import { byCategory, type ReportResults } from './results.ts';
 
-/** Escapes text for HTML element content and attribute values. */
+/** Escapes text for HTML element content and attribute values (the escape-html library). */
 export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return escape(typeof value === 'string' ? value : value === null || value === undefined ? '' : String(value as string | number));
 }
 
 const categoryTitles: Record<string, string> = {
