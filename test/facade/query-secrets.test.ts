@@ -36,7 +36,7 @@ async function v3Token(): Promise<string> {
 describe('secrets are taken from the body only, never the query string', () => {
   it('siteverify refuses secret and response in the query (bad-request) and the token stays unspent', async () => {
     const token = await v3Token();
-    for (const path of ['/api/siteverify', '/api/v1/siteverify']) {
+    for (const path of ['/api/siteverify', '/api/v1/siteverify', '/turnstile/v0/siteverify', '/recaptcha/api/siteverify', '/siteverify']) {
       const qs = new URLSearchParams({ secret: site.secret, response: token }).toString();
       const bare = await request(`${server.url}${path}?${qs}`, { method: 'POST' });
       expect(bare.status).toBe(200);
