@@ -201,13 +201,14 @@ function mixedRequests(apiKey: string, sitekey: string): WrkRequest[] {
 }
 
 async function registerSite(port: number, apiKey: string): Promise<string> {
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/sites`, {
+  // Sites are managed through /trpc (typed clients); a tRPC mutation takes its input as the body.
+  const res = await fetch(`http://127.0.0.1:${port}/trpc/sites.create`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
     body: JSON.stringify({ name: 'mixed', origins: [ORIGIN] }),
   });
-  const body = (await res.json()) as { data?: { sitekey?: string }; sitekey?: string };
-  const sitekey = body.data?.sitekey ?? body.sitekey;
+  const body = (await res.json()) as { result?: { data?: { data?: { sitekey?: string } } } };
+  const sitekey = body.result?.data?.data?.sitekey;
   if (!sitekey) throw new Error(`could not register a site: ${res.status} ${JSON.stringify(body)}`);
   return sitekey;
 }
