@@ -65,6 +65,18 @@ const envSchema = z.object({
   ANALYZER_THRESHOLDS: jsonObject.optional(),
   /** JSON object overriding importance weights, e.g. {"high": 10, "medium": 5, "low": 2}. */
   ANALYZER_WEIGHTS: jsonObject.optional(),
+  /** Render pages in Chromium: never, auto (client-rendered shells, or when asked), always. Unset: auto when Chromium is found, else never. */
+  ANALYZER_RENDER: z.enum(['never', 'auto', 'always']).optional(),
+  /** Chromium executable for rendering (Debian's package; never a downloaded browser). */
+  ANALYZER_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /** Browser contexts rendering at once (each needs about 100-200 MB). */
+  ANALYZER_RENDER_CONTEXTS: z.coerce.number().int().min(1).max(32).default(2),
+  /** Per-page render time limit, ms. */
+  ANALYZER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
+  /** V8 heap limit of each page's renderer, MiB. */
+  ANALYZER_RENDER_MAX_HEAP_MB: z.coerce.number().int().min(32).max(4096).default(256),
+  /** Most bytes one rendered page may load (document and subresources). */
+  ANALYZER_RENDER_MAX_BYTES: z.coerce.number().int().min(1024).default(50 * 1024 * 1024),
   SHARE_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   /** Serve Prometheus metrics at GET /metrics; when false that path is a 404. */
   METRICS_ENABLED: booleanFlag.default(true),

@@ -7,6 +7,7 @@ import {
   defaultAnalyzerOptions,
   type AnalyzerOptions,
 } from '../analyzer/index.ts';
+import { renderingAnalyzerFrom } from '../analyzer/render/index.ts';
 import type { Config } from '../config.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
@@ -21,9 +22,10 @@ import { storedUrl } from './urls.ts';
  * is configured), scored with the configured weights, and `url` in phpRank's form.
  */
 export interface ReportAnalyzer {
-  analyze(url: string): Promise<StoredAnalysis>;
+  /** `render` (the request's render=0|1) overrides ANALYZER_RENDER's choice for this page. */
+  analyze(url: string, opts?: { render?: boolean }): Promise<StoredAnalysis>;
   readonly pool: AnalysisPool;
-  /** Stop the check workers (services.close()). */
+  /** Stops the check workers and the shared browser, if rendering started one (services.close()). */
   close(): Promise<void>;
 }
 
@@ -55,11 +57,12 @@ export function createReportAnalyzer(
   // Checks run in worker threads, one per running analysis at most, started with the service.
   const checkPool = options.checkPool ?? new CheckPool({ threads: config.ANALYZER_CONCURRENCY });
   const analyzerOptions: AnalyzerOptions = { ...options, checkPool };
-  const timed = async (url: string) => {
+  const renderer = renderingAnalyzerFrom(config);
+  const timed = async (url: string, render?: boolean) => {
     const started = performance.now();
     let outcome = 'error';
     try {
-      const result = await analyzeUrl(url, analyzerOptions);
+      const result = renderer ? await renderer.analyze(url, analyzerOptions, render) : await analyzeUrl(url, analyzerOptions);
       outcome = 'ok';
       return result;
     } catch (err) {
@@ -71,11 +74,14 @@ export function createReportAnalyzer(
   };
   return {
     pool,
-    close: () => (options.checkPool ? Promise.resolve() : checkPool.close()),
-    async analyze(url) {
+    close: async () => {
+      await renderer?.close();
+      if (!options.checkPool) await checkPool.close();
+    },
+    async analyze(url, opts) {
       let analysis;
       try {
-        analysis = await pool.run(() => timed(url));
+        analysis = await pool.run(() => timed(url, opts?.render));
       } catch (err) {
         if (err instanceof SaturatedError) {
           throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', {

@@ -31,13 +31,15 @@ export interface CreateReportRequest {
   url: string;
   privacy: Privacy;
   password?: string;
+  /** Our extension: render in Chromium (true), not (false), or as ANALYZER_RENDER decides. */
+  render?: boolean;
 }
 
 /** Checks the request, analyses the URL and stores the report (422 with `reason` when it cannot be analysed). */
 export async function createReportFromRequest(deps: ReportDeps, userId: number, input: CreateReportRequest): Promise<Report> {
   const url = parseReportUrl(input.url);
   checkPasswordRule(input.privacy, input.password, false);
-  const analysis = await deps.analyzer.analyze(url);
+  const analysis = await deps.analyzer.analyze(url, { render: input.render });
   return createReport(deps.em, userId, { privacy: input.privacy, password: input.password }, analysis);
 }
 
@@ -46,6 +48,8 @@ export interface UpdateReportRequest {
   password?: string;
   /** Analyse the page again (`results=1`). */
   reanalyse: boolean;
+  /** With `reanalyse`: render in Chromium or not (our extension). */
+  render?: boolean;
 }
 
 /** Changes privacy or password, or analyses the page again; NOT_FOUND for another user's report. */
@@ -57,6 +61,6 @@ export async function updateReportFromRequest(deps: ReportDeps, userId: number, 
   let password: PasswordChange = { kind: 'keep' };
   if (privacy !== 2) password = { kind: 'clear' };
   else if (input.password) password = { kind: 'set', hash: await hashPassword(input.password) };
-  const analysis = input.reanalyse ? await deps.analyzer.analyze(fullUrlOf(current)) : undefined;
+  const analysis = input.reanalyse ? await deps.analyzer.analyze(fullUrlOf(current), { render: input.render }) : undefined;
   return updateReport(deps.em, userId, id, { privacy: input.privacy, password, analysis });
 }

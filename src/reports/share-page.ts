@@ -53,6 +53,35 @@ function formatDetails(details: unknown[] | undefined): string {
   return `<ul>${details.map((d) => `<li><code>${formatValue(d)}</code></li>`).join('')}</ul>`;
 }
 
+const labMetrics: Array<[id: string, label: string]> = [
+  ['first_contentful_paint', 'First contentful paint'],
+  ['largest_contentful_paint', 'Largest contentful paint'],
+  ['total_blocking_time', 'Total blocking time'],
+  ['cumulative_layout_shift', 'Cumulative layout shift'],
+  ['lab_performance_score', 'Lab performance score'],
+  ['total_byte_weight', 'Bytes loaded'],
+];
+
+/** The lab measurements of a rendered analysis (empty when the page was not rendered). */
+function renderMeasurements(results: Record<string, unknown> | null | undefined): string {
+  const checks = new Map(
+    ((results?.['performance'] as Array<CheckView & { rendered?: boolean }> | undefined) ?? [])
+      .filter((c) => c.rendered)
+      .map((c) => [c.id, c]),
+  );
+  const rows = labMetrics
+    .filter(([id]) => checks.has(id))
+    .map(([id, label]) => {
+      const c = checks.get(id)!;
+      const v = c.value as { ms?: number } | number | null;
+      const shown = v && typeof v === 'object' && 'ms' in v ? `${v.ms} ms` : id === 'total_byte_weight' ? `${Math.round(Number(v) / 1024)} KiB` : String(v ?? '');
+      return `<tr><th scope="row">${escapeHtml(label)}</th><td class="${c.passed ? 'pass' : 'fail'}">${escapeHtml(shown)}</td></tr>`;
+    });
+  if (!rows.length) return '';
+  return `<h2>Lab measurements (rendered in Chromium)</h2>
+<table><tbody>${rows.join('')}</tbody></table>`;
+}
+
 /** The report page: grade, score, and every check by category with its details. No scripts. */
 export function renderReportPage(report: Pick<Report, 'id' | 'url' | 'project' | 'result' | 'score' | 'results' | 'generatedAt'>): string {
   const sections = byCategory(report.results as ReportResults).map(([category, checks]) => {
@@ -71,18 +100,30 @@ export function renderReportPage(report: Pick<Report, 'id' | 'url' | 'project' |
     `<h1>Report for <code>${escapeHtml(fullUrlOf(report))}</code></h1>
 <p><span class="grade ${escapeHtml(report.result)}">${escapeHtml(report.result)}</span> Score <strong>${escapeHtml(report.score)}</strong> of 100.
 Project <code>${escapeHtml(report.project)}</code>. Generated ${escapeHtml(report.generatedAt.toISOString())}.</p>
+${renderMeasurements(report.results as Record<string, unknown> | null)}
 ${sections.join('\n')}`,
   );
 }
 
+/** A share id as the share page accepts it: 22 base64url characters. */
+export const SHARE_ID = /^[A-Za-z0-9_-]{22}$/;
+
+/**
+ * The address of a report's share page: under `publicUrl` (PUBLIC_URL) when configured, else
+ * root-relative. Never built from the request's Host, which a client controls.
+ */
+export function shareUrl(shareId: string, publicUrl?: string): string {
+  return `${publicUrl ?? ''}/reports/${shareId}`;
+}
+
 /** The password form of a password-protected report. */
-export function renderPasswordPage(id: number, error?: string): string {
+export function renderPasswordPage(shareId: string, error?: string): string {
   return layout(
     'Password required',
     `<h1>This report is protected</h1>
 <p>Enter the report's password to see it.</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="/reports/${id}">
+<form method="post" action="/reports/${escapeHtml(shareId)}">
 <label>Password <input type="password" name="password" required autocomplete="current-password" autofocus></label>
 <button type="submit">Show report</button>
 </form>`,

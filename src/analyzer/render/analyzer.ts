@@ -1,0 +1,213 @@
+/**
+ * The rendering analyzer: the raw-HTML analysis first, then, when asked or when the raw page
+ * looks like a client-rendered shell, a render in Chromium whose document replaces the raw
+ * one for the checks that read the document, plus lab measurements.
+ *
+ * Modes: `never` (raw HTML only), `auto` (render when the raw HTML looks like a shell, or when a
+ * request asks), `always` (render every page unless a request says `render=0`).
+ */
+import { analyzeUrl, type AnalysisResult } from '../analyze.ts';
+import { AnalyzeError } from '../errors.ts';
+import type { CheckCategory, CheckResult } from '../checks/types.ts';
+import type { AnalyzerOptions } from '../options.ts';
+import { PageContext } from '../page.ts';
+import { allChecks, runChecks, scoreResults } from '../scoring.ts';
+import { BrowserCrashedError, BrowserPool, RenderBusyError } from './browser.ts';
+import { labChecks, labSummary, type LabSummary, type RenderedCheckResult } from './lab.ts';
+import { renderPage, type RenderedPage } from './render.ts';
+
+/** When pages are rendered. */
+export type RenderMode = 'never' | 'auto' | 'always';
+
+/** Rendering configuration (from ANALYZER_RENDER*, ANALYZER_CHROMIUM_PATH). */
+export interface RenderSettings {
+  mode: RenderMode;
+  chromiumPath: string;
+  /** Browser contexts rendering at once. */
+  contexts: number;
+  /** Per-page render time, ms. */
+  timeoutMs: number;
+  /** V8 heap limit per renderer, MiB. */
+  maxHeapMb: number;
+  /** Most bytes one page may load, document and subresources. */
+  maxBytes: number;
+  /** Longest quiet wait after load, ms. */
+  settleMs: number;
+}
+
+/** How the render went, kept beside the results. */
+export interface RenderingInfo {
+  /** `rendered`; `skipped` (mode or not a shell); `failed` (the browser could not render it). */
+  status: 'rendered' | 'skipped' | 'failed';
+  reason?: string;
+  lab?: LabSummary;
+  elapsedMs?: number;
+}
+
+/** An analysis with its rendering outcome. */
+export type RenderedAnalysis = AnalysisResult & { rendering: RenderingInfo };
+
+/**
+ * Checks that read the document and are re-run on the rendered DOM (marked `rendered: true`).
+ * Checks of headers, the URL, robots.txt, the sitemap, the 404 probe, the raw bytes, the
+ * doctype and the charset declaration stay on the raw response.
+ */
+export const renderedCheckIds: ReadonlySet<string> = new Set([
+  'title',
+  'meta_description',
+  'h1',
+  'content_keywords',
+  'image_alt',
+  'in_page_links',
+  'language',
+  'favicon',
+  'canonical',
+  'hreflang',
+  'viewport',
+  'structured_data',
+  'json_ld_valid',
+  'social_links',
+  'open_graph',
+  'content_length',
+  'inline_css',
+  'deprecated_tags',
+  'image_format',
+  'image_dimensions',
+  'dom_size',
+  'unsafe_cross_origin_links',
+  'plaintext_emails',
+]);
+
+const renderedDefinitions = allChecks.filter((c) => renderedCheckIds.has(c.id));
+
+function find(result: AnalysisResult, id: string): CheckResult | undefined {
+  for (const list of Object.values(result.results)) {
+    const hit = list.find((c) => c.id === id);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a raw analysis looks like a client-rendered shell: almost no visible words, no
+ * heading, and at least one script to build the page.
+ */
+export function looksClientRendered(result: AnalysisResult): boolean {
+  const words = Number(find(result, 'content_length')?.value ?? 0);
+  const h1 = find(result, 'h1')?.value;
+  const requests = find(result, 'requests')?.value as { byType?: Record<string, number> } | undefined;
+  const scripts = requests?.byType?.['script'] ?? 0;
+  return words < 50 && (!Array.isArray(h1) || h1.length === 0) && scripts > 0;
+}
+
+/**
+ * Put the rendered checks into `raw`'s results: a check with the same id is replaced in place,
+ * new ones are appended to their category. Score and grade are recomputed.
+ */
+export function mergeRendered(
+  raw: AnalysisResult,
+  rendered: RenderedCheckResult[],
+  weights: AnalyzerOptions['weights'],
+): AnalysisResult {
+  const results = Object.fromEntries(Object.entries(raw.results).map(([k, v]) => [k, [...v]])) as Record<CheckCategory, CheckResult[]>;
+  for (const check of rendered) {
+    const list = (results[check.category] ??= []);
+    const at = list.findIndex((c) => c.id === check.id);
+    if (at >= 0) list[at] = check;
+    else list.push(check);
+  }
+  const { score, result } = scoreResults(Object.values(results).flat(), weights);
+  return { ...raw, results, score, result };
+}
+
+/** Run the document checks over the rendered HTML. */
+export function renderedDocumentChecks(page: RenderedPage, options: AnalyzerOptions): RenderedCheckResult[] {
+  const context = new PageContext({ url: page.finalUrl, html: page.html, thresholds: options.thresholds, userAgent: options.userAgent, status: page.status });
+  return Object.values(runChecks(context, renderedDefinitions))
+    .flat()
+    .map((c) => ({ ...c, rendered: true as const }));
+}
+
+/** Raw analyses plus optional rendering, sharing one browser. */
+export class RenderingAnalyzer {
+  readonly settings: RenderSettings;
+  readonly pool: BrowserPool;
+
+  constructor(settings: RenderSettings) {
+    this.settings = settings;
+    this.pool = new BrowserPool({
+      executablePath: settings.chromiumPath,
+      contexts: settings.contexts,
+      maxHeapMb: settings.maxHeapMb,
+      acquireTimeoutMs: settings.timeoutMs * 3,
+    });
+  }
+
+  /** Whether this analysis renders: `requested` (render=0|1) wins, else the mode decides. */
+  wants(raw: AnalysisResult, requested?: boolean): boolean {
+    if (this.settings.mode === 'never') return false; // no browser on this machine
+    if (requested !== undefined) return requested;
+    return this.settings.mode === 'always' || looksClientRendered(raw);
+  }
+
+  /** Render `url` once more after a browser crash; the crash of one render never fails the analysis. */
+  async #render(url: string, options: AnalyzerOptions): Promise<RenderedPage> {
+    const limits = { timeoutMs: this.settings.timeoutMs, maxBytes: this.settings.maxBytes, settleMs: this.settings.settleMs };
+    try {
+      return await renderPage(this.pool, url, options, limits);
+    } catch (err) {
+      if (!(err instanceof BrowserCrashedError)) throw err;
+      return renderPage(this.pool, url, options, limits);
+    }
+  }
+
+  /**
+   * Analyze `url`: raw first (its failures reject as {@link analyzeUrl}'s do), then render
+   * when wanted. A page that fails to render keeps its raw results and says why in `rendering`.
+   */
+  async analyze(url: string, options: AnalyzerOptions, requested?: boolean, signal?: AbortSignal): Promise<RenderedAnalysis> {
+    const raw = await analyzeUrl(url, options, signal);
+    if (!this.wants(raw, requested)) return { ...raw, rendering: { status: 'skipped' } };
+    signal?.throwIfAborted();
+    let page: RenderedPage;
+    try {
+      page = await this.#render(raw.finalUrl, options);
+    } catch (err) {
+      if (err instanceof AnalyzeError) {
+        const failed: RenderedCheckResult = {
+          id: 'rendered_page',
+          category: 'miscellaneous',
+          importance: 'medium',
+          passed: false,
+          value: err.reason,
+          details: [err.message],
+          rendered: true,
+        };
+        return { ...mergeRendered(raw, [failed], options.weights), rendering: { status: 'failed', reason: err.message } };
+      }
+      const reason = err instanceof RenderBusyError || err instanceof BrowserCrashedError ? err.message : 'The browser could not render the page.';
+      return { ...raw, rendering: { status: 'failed', reason } };
+    }
+    const rendered = [...renderedDocumentChecks(page, options), ...labChecks(page, options.thresholds.maxRequests)];
+    if (page.timedOut) {
+      rendered.push({
+        id: 'rendered_page',
+        category: 'miscellaneous',
+        importance: 'medium',
+        passed: false,
+        value: 'timeout',
+        details: [`The page did not finish loading within ${this.settings.timeoutMs} ms; measurements are partial.`],
+        rendered: true,
+      });
+    }
+    return {
+      ...mergeRendered(raw, rendered, options.weights),
+      rendering: { status: 'rendered', lab: labSummary(page), elapsedMs: Math.round(page.elapsedMs) },
+    };
+  }
+
+  /** Close the shared browser. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

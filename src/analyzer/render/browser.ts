@@ -1,0 +1,210 @@
+/**
+ * One Chromium process, reused, with a bounded pool of browser contexts.
+ *
+ * The browser is Debian's Chromium at a configured path, driven by playwright-core (never a
+ * downloaded browser). It is launched on first use; when it crashes or is killed, the analyses
+ * that were inside it get {@link BrowserCrashedError} and the next acquisition launches a new
+ * one, so other analyses carry on. Each context gets its own proxy (the analysis' guarded
+ * proxy); the launch-level proxy refuses everything, so nothing outside a context goes out.
+ */
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { AddressGuard } from '../address-guard.ts';
+import { startGuardedProxy, type GuardedProxy } from './proxy.ts';
+
+/** How the browser pool runs. */
+export interface BrowserPoolSettings {
+  /** Chromium executable (Debian's `/usr/bin/chromium`). */
+  executablePath: string;
+  /** Contexts (pages) rendering at once. */
+  contexts: number;
+  /** V8 heap limit of each renderer, MiB; a page above it crashes its renderer only. */
+  maxHeapMb: number;
+  /** Longest wait for a free context before giving up, ms. */
+  acquireTimeoutMs: number;
+}
+
+/** The browser went away while a page was rendering. */
+export class BrowserCrashedError extends Error {
+  override name = 'BrowserCrashedError';
+}
+
+/** No context became free in time. */
+export class RenderBusyError extends Error {
+  override name = 'RenderBusyError';
+}
+
+/** Flags Chromium runs with (besides those playwright-core adds). */
+export const chromiumFlags = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+  '--disable-extensions',
+  '--disable-default-apps',
+  '--mute-audio',
+  // WebRTC could otherwise send UDP (STUN/TURN) around the proxy.
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--disable-features=DnsOverHttps,NetworkPrediction,PreloadMediaEngagementData,AutofillServerCommunication',
+];
+
+interface Waiter {
+  resolve: () => void;
+  timer: NodeJS.Timeout;
+}
+
+/** A shared Chromium with at most `contexts` contexts open. */
+export class BrowserPool {
+  readonly #settings: BrowserPoolSettings;
+  #browser?: Promise<Browser>;
+  #current?: Browser;
+  #denyAll?: GuardedProxy;
+  #active = 0;
+  readonly #waiters: Waiter[] = [];
+  #launches = 0;
+  #closed = false;
+
+  constructor(settings: BrowserPoolSettings) {
+    this.#settings = settings;
+  }
+
+  /** How many times a browser was launched (a crash makes the next use launch another). */
+  get launches(): number {
+    return this.#launches;
+  }
+
+  /** Contexts in use now. */
+  get active(): number {
+    return this.#active;
+  }
+
+  /** The running browser, launching it if needed. */
+  browser(): Promise<Browser> {
+    if (this.#closed) return Promise.reject(new Error('The browser pool is closed.'));
+    this.#browser ??= this.#launch().catch((err: unknown) => {
+      this.#browser = undefined;
+      throw err;
+    });
+    return this.#browser;
+  }
+
+  async #launch(): Promise<Browser> {
+    // The launch-level proxy: an address guard that allows nothing.
+    this.#denyAll ??= await startGuardedProxy({
+      guard: new AddressGuard({ allowPrivate: false, isAllowedAddress: () => false }),
+      connectTimeoutMs: 1000,
+      maxBytes: 0,
+    });
+    const browser = await chromium.launch({
+      executablePath: this.#settings.executablePath,
+      headless: true,
+      args: [...chromiumFlags, `--js-flags=--max-old-space-size=${this.#settings.maxHeapMb}`],
+      proxy: { server: this.#denyAll.url, bypass: '<-loopback>' },
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      timeout: 30_000,
+    });
+    this.#launches++;
+    this.#current = browser;
+    browser.on('disconnected', () => {
+      // Forget it only if it is still the current one (a relaunch may have happened).
+      if (this.#current === browser) {
+        this.#current = undefined;
+        this.#browser = undefined;
+      }
+    });
+    return browser;
+  }
+
+  async #acquire(): Promise<void> {
+    if (this.#active < this.#settings.contexts) {
+      this.#active++;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        timer: setTimeout(() => {
+          const i = this.#waiters.indexOf(waiter);
+          if (i >= 0) this.#waiters.splice(i, 1);
+          reject(new RenderBusyError('No browser context became free in time.'));
+        }, this.#settings.acquireTimeoutMs),
+      };
+      this.#waiters.push(waiter);
+    });
+  }
+
+  #release(): void {
+    const next = this.#waiters.shift();
+    if (next) {
+      clearTimeout(next.timer);
+      next.resolve(); // the slot passes on
+    } else {
+      this.#active--;
+    }
+  }
+
+  /**
+   * Run `fn` in a fresh context whose traffic goes through `proxyUrl`, with service workers
+   * blocked. The context is closed afterwards. If the browser dies meanwhile, rejects with
+   * {@link BrowserCrashedError}.
+   */
+  async withContext<T>(
+    proxyUrl: string,
+    options: { userAgent?: string; viewport?: { width: number; height: number } },
+    fn: (context: BrowserContext) => Promise<T>,
+  ): Promise<T> {
+    await this.#acquire();
+    let context: BrowserContext | undefined;
+    let browser: Browser | undefined;
+    let onDisconnect: (() => void) | undefined;
+    try {
+      browser = await this.browser();
+      // Calls pending on a browser that died may never settle: race them with its death.
+      const died = new Promise<never>((_, reject) => {
+        onDisconnect = () => reject(new BrowserCrashedError('The browser stopped while rendering the page.'));
+        browser!.once('disconnected', onDisconnect);
+        if (!browser!.isConnected()) onDisconnect();
+      });
+      died.catch(() => undefined);
+      context = await Promise.race([died, browser.newContext({
+        proxy: { server: proxyUrl, bypass: '<-loopback>' },
+        serviceWorkers: 'block',
+        userAgent: options.userAgent,
+        viewport: options.viewport ?? { width: 1350, height: 940 },
+        deviceScaleFactor: 1,
+        acceptDownloads: false,
+        javaScriptEnabled: true,
+        bypassCSP: false,
+      })]);
+      return await Promise.race([died, fn(context)]);
+    } catch (err) {
+      if (browser && !browser.isConnected() && !(err instanceof BrowserCrashedError)) {
+        throw new BrowserCrashedError('The browser stopped while rendering the page.', { cause: err });
+      }
+      throw err;
+    } finally {
+      if (browser && onDisconnect) browser.off('disconnected', onDisconnect);
+      if (context && browser?.isConnected()) {
+        await Promise.race([context.close().catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
+      }
+      this.#release();
+    }
+  }
+
+  /** Close the browser and the deny-all proxy. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const browser = this.#browser;
+    this.#browser = undefined;
+    if (browser) await browser.then((b) => b.close()).catch(() => undefined);
+    await this.#denyAll?.close();
+    this.#denyAll = undefined;
+  }
+}

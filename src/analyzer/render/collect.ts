@@ -1,0 +1,181 @@
+/**
+ * In-page collection of lab measurements.
+ *
+ * {@link observerScript} is added to every page before the page's own scripts run; it records
+ * paint, largest-contentful-paint, layout-shift and longtask entries with PerformanceObserver.
+ * {@link collectInPage} is evaluated once the page has settled and returns what the observers
+ * saw plus image geometry and render-blocking resources. Everything coming back from the page
+ * is untrusted input: {@link sanitizeInPage} clamps numbers and truncates strings.
+ */
+import type { Page } from 'playwright-core';
+
+/** Where the observers keep their entries (a property name a page will not use by chance). */
+const store = '__auditcaptchaLab';
+
+/** Installed with `context.addInitScript` before any page script. */
+export const observerScript = `(() => {
+  const s = { fcp: null, lcp: null, lcpElement: null, shifts: [], longTasks: [] };
+  Object.defineProperty(window, ${JSON.stringify(store)}, { value: s, enumerable: false });
+  const describe = (el) => {
+    if (!el || !el.tagName) return null;
+    const tag = el.tagName.toLowerCase();
+    const src = el.currentSrc || el.getAttribute('src');
+    return src ? '<' + tag + ' src="' + String(src).slice(0, 120) + '">' : '<' + tag + '>';
+  };
+  const observe = (type, onEntry) => {
+    try { new PerformanceObserver((list) => list.getEntries().forEach(onEntry)).observe({ type, buffered: true }); } catch (e) {}
+  };
+  observe('paint', (e) => { if (e.name === 'first-contentful-paint') s.fcp = e.startTime; });
+  observe('largest-contentful-paint', (e) => { s.lcp = e.renderTime || e.loadTime || e.startTime; s.lcpElement = describe(e.element); });
+  observe('layout-shift', (e) => { if (!e.hadRecentInput) s.shifts.push([e.startTime, e.value]); });
+  observe('longtask', (e) => { s.longTasks.push([e.startTime, e.duration]); });
+})();`;
+
+/** What one image looks like on the page. */
+export interface ImageGeometry {
+  src: string;
+  naturalWidth: number;
+  naturalHeight: number;
+  /** Displayed size in CSS pixels. */
+  width: number;
+  height: number;
+  /** Share of the image's box outside the first viewport, 0-1. */
+  offscreenShare: number;
+  lazy: boolean;
+}
+
+/** Raw in-page facts, before scoring. */
+export interface InPageFacts {
+  fcpMs: number | null;
+  lcpMs: number | null;
+  lcpElement: string | null;
+  /** [startTime, value] of each layout shift without recent input. */
+  shifts: Array<[number, number]>;
+  /** [startTime, duration] of each long task. */
+  longTasks: Array<[number, number]>;
+  images: ImageGeometry[];
+  /** URLs of resources Chromium marked render-blocking. */
+  renderBlocking: string[];
+  devicePixelRatio: number;
+}
+
+/** Evaluated in the page; plain DOM and Performance APIs only. */
+function inPage(storeName: string): unknown {
+  const w = window as unknown as Record<string, { fcp: number | null; lcp: number | null; lcpElement: string | null; shifts: unknown[]; longTasks: unknown[] }>;
+  const s = w[storeName] ?? { fcp: null, lcp: null, lcpElement: null, shifts: [], longTasks: [] };
+  const vw = window.innerWidth;
+  const vh = window.innerHeight;
+  const images = Array.from(document.images)
+    .slice(0, 300)
+    .map((img) => {
+      const r = img.getBoundingClientRect();
+      const top = r.top + window.scrollY;
+      const left = r.left + window.scrollX;
+      const area = r.width * r.height;
+      const visW = Math.max(0, Math.min(left + r.width, vw) - Math.max(left, 0));
+      const visH = Math.max(0, Math.min(top + r.height, vh) - Math.max(top, 0));
+      return {
+        src: img.currentSrc || img.src,
+        naturalWidth: img.naturalWidth,
+        naturalHeight: img.naturalHeight,
+        width: r.width,
+        height: r.height,
+        offscreenShare: area > 0 ? 1 - (visW * visH) / area : 0,
+        lazy: img.loading === 'lazy',
+      };
+    });
+  const renderBlocking = (performance.getEntriesByType('resource') as Array<PerformanceResourceTiming & { renderBlockingStatus?: string }>)
+    .filter((e) => e.renderBlockingStatus === 'blocking')
+    .map((e) => e.name);
+  return {
+    fcpMs: s.fcp,
+    lcpMs: s.lcp,
+    lcpElement: s.lcpElement,
+    shifts: s.shifts.slice(0, 2000),
+    longTasks: s.longTasks.slice(0, 2000),
+    images,
+    renderBlocking: renderBlocking.slice(0, 200),
+    devicePixelRatio: window.devicePixelRatio,
+  };
+}
+
+function num(value: unknown, max = 1e9): number {
+  const n = typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  return Math.min(Math.max(n, 0), max);
+}
+
+function numOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.min(value, 1e9) : null;
+}
+
+function str(value: unknown, max = 500): string {
+  return typeof value === 'string' ? value.slice(0, max) : '';
+}
+
+function pairs(value: unknown): Array<[number, number]> {
+  if (!Array.isArray(value)) return [];
+  return value.filter(Array.isArray).map((p) => [num(p[0]), num(p[1], 1e6)] as [number, number]);
+}
+
+/** Validate what the page returned; a page can only lie about itself, never break us. */
+export function sanitizeInPage(raw: unknown): InPageFacts {
+  const r = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const images = Array.isArray(r['images']) ? r['images'] : [];
+  return {
+    fcpMs: numOrNull(r['fcpMs']),
+    lcpMs: numOrNull(r['lcpMs']),
+    lcpElement: typeof r['lcpElement'] === 'string' ? str(r['lcpElement'], 200) : null,
+    shifts: pairs(r['shifts']),
+    longTasks: pairs(r['longTasks']),
+    images: images.map((img) => {
+      const i = (img && typeof img === 'object' ? img : {}) as Record<string, unknown>;
+      return {
+        src: str(i['src'], 2048),
+        naturalWidth: num(i['naturalWidth'], 1e6),
+        naturalHeight: num(i['naturalHeight'], 1e6),
+        width: num(i['width'], 1e6),
+        height: num(i['height'], 1e6),
+        offscreenShare: num(i['offscreenShare'], 1),
+        lazy: i['lazy'] === true,
+      };
+    }),
+    renderBlocking: (Array.isArray(r['renderBlocking']) ? r['renderBlocking'] : []).map((u) => str(u, 2048)).filter(Boolean),
+    devicePixelRatio: num(r['devicePixelRatio'], 10) || 1,
+  };
+}
+
+/** Collect the observers' entries and the page's image geometry. */
+export async function collectInPage(page: Page): Promise<InPageFacts> {
+  return sanitizeInPage(await page.evaluate(inPage, store));
+}
+
+/**
+ * Cumulative layout shift as Lighthouse and Chrome define it: the largest session window
+ * (shifts less than 1 s apart, a window at most 5 s long).
+ */
+export function cumulativeLayoutShift(shifts: ReadonlyArray<[number, number]>): number {
+  let best = 0;
+  let current = 0;
+  let windowStart = -Infinity;
+  let last = -Infinity;
+  for (const [t, value] of [...shifts].sort((a, b) => a[0] - b[0])) {
+    if (t - last > 1000 || t - windowStart > 5000) {
+      current = 0;
+      windowStart = t;
+    }
+    current += value;
+    last = t;
+    best = Math.max(best, current);
+  }
+  return best;
+}
+
+/** Total blocking time: the part of each long task beyond 50 ms, for tasks after first contentful paint. */
+export function totalBlockingTime(longTasks: ReadonlyArray<[number, number]>, fcpMs: number | null): number {
+  let total = 0;
+  for (const [start, duration] of longTasks) {
+    if (fcpMs !== null && start + duration < fcpMs) continue;
+    total += Math.max(0, duration - 50);
+  }
+  return total;
+}

@@ -1,0 +1,37 @@
+/**
+ * Rendering settings from the service configuration, and the analyzer built from them.
+ */
+import { existsSync } from 'node:fs';
+import type { Config } from '../../config.ts';
+import { RenderingAnalyzer, type RenderMode, type RenderSettings } from './analyzer.ts';
+
+/** The render settings of `config`: ANALYZER_RENDER unset means auto when Chromium exists, else never. */
+export function renderSettingsFrom(
+  config: Pick<
+    Config,
+    | 'ANALYZER_RENDER'
+    | 'ANALYZER_CHROMIUM_PATH'
+    | 'ANALYZER_RENDER_CONTEXTS'
+    | 'ANALYZER_RENDER_TIMEOUT_MS'
+    | 'ANALYZER_RENDER_MAX_HEAP_MB'
+    | 'ANALYZER_RENDER_MAX_BYTES'
+  >,
+): RenderSettings {
+  const found = existsSync(config.ANALYZER_CHROMIUM_PATH);
+  const mode: RenderMode = config.ANALYZER_RENDER ?? (found ? 'auto' : 'never');
+  return {
+    mode,
+    chromiumPath: config.ANALYZER_CHROMIUM_PATH,
+    contexts: config.ANALYZER_RENDER_CONTEXTS,
+    timeoutMs: config.ANALYZER_RENDER_TIMEOUT_MS,
+    maxHeapMb: config.ANALYZER_RENDER_MAX_HEAP_MB,
+    maxBytes: config.ANALYZER_RENDER_MAX_BYTES,
+    settleMs: Math.min(1500, config.ANALYZER_RENDER_TIMEOUT_MS / 4),
+  };
+}
+
+/** A rendering analyzer for `config`, or undefined when rendering is off (`never`). */
+export function renderingAnalyzerFrom(config: Parameters<typeof renderSettingsFrom>[0]): RenderingAnalyzer | undefined {
+  const settings = renderSettingsFrom(config);
+  return settings.mode === 'never' ? undefined : new RenderingAnalyzer(settings);
+}
