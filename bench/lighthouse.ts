@@ -114,6 +114,8 @@ export async function main(settings: { print?: boolean; rawSamples?: number } = 
       const runner = await lighthouse(url, { port: chrome.port, logLevel: 'error', output: 'json' }, lhConfig);
       lhMs.push(performance.now() - started);
       const audits = (runner?.lhr.audits ?? {}) as Record<string, LhAudit>;
+      const runtimeError = runner?.lhr.runtimeError;
+      if (runtimeError) log(`  Lighthouse could not audit ${fixture.path}: ${runtimeError.code} (${runtimeError.message.slice(0, 120)})`);
       const checks = new Map<string, CheckResult>(Object.values(result.results).flat().map((c) => [c.id, c]));
       let pageShared = 0;
       let pageAgreed = 0;
