@@ -6,7 +6,7 @@
 //
 // BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/bench_load, dropped and
 // created afresh at each run; a URL you give is used as it is) and BENCH_REDIS_URL (default
-// redis://127.0.0.1:6379/8: main.ts writes under its default key prefix, so the benchmark
+// redis://127.0.0.1:6379/8: bin/server.ts writes under its default key prefix, so the benchmark
 // keeps to a logical database of its own).
 //
 // The mix, per 20 arrivals: 4 v1 challenge creates (test sitekey 3x…FF: any origin, answer

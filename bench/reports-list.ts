@@ -28,6 +28,9 @@ import { openServices, type OpenedServices } from '../src/services.ts';
 import { createUser, findUser } from '../src/accounts/users.ts';
 import { createApiKey } from '../src/accounts/api-keys.ts';
 import { createApp } from '../facade/app.ts';
+import { analyzeUrl, defaultAnalyzerOptions } from '../src/analyzer/index.ts';
+import { toReportResults } from '../src/reports/results.ts';
+import { startFixtureSite } from '../test/helpers/fixture-site.ts';
 import { listen, type RunningServer } from '../facade/server.ts';
 
 export interface ReportsListBenchOptions {
@@ -120,14 +123,14 @@ async function exec(em: EntityManager, sql: string, params: unknown[] = []): Pro
  * (grade from it, as gradeOf does), privacy, and generated_at up to 60 days after created_at.
  * created_at grows with id (30 s apart), as inserts would make it.
  */
-async function insertReports(em: EntityManager, userId: number, count: number, projects: number, salt: number): Promise<void> {
+async function insertReports(em: EntityManager, userId: number, count: number, projects: number, salt: number, blobs: [string, string]): Promise<void> {
   await exec(
     em,
     `insert into reports (user_id, url, project, result, score, results, privacy, password_hash, generated_at, created_at, updated_at)
-     select ?, 'https://host-' || h || '.example/path/cat-' || lpad(c::text, 3, '0') || '/item-' || g || case when g % 7 = 0 then '/amp' else '' end,
+     select ?, 'host-' || h || '.example/path/cat-' || lpad(c::text, 3, '0') || '/item-' || g || case when g % 7 = 0 then '/amp' else '' end,
             'host-' || h || '.example',
-            case when s >= 80 then 'good' when s >= 50 then 'decent' else 'bad' end,
-            s, '{"seo":[],"performance":[],"security":[],"miscellaneous":[]}'::jsonb, pv,
+            case when s >= 80 then 'good' when s >= 49 then 'decent' else 'bad' end,
+            s, case when g % 2 = 0 then ?::jsonb else ?::jsonb end, pv,
             case when pv = 2 then '$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hzYWx0$YmVuY2hoYXNoYmVuY2hoYXNo' end,
             ca + gen, ca, ca + gen
      from (
@@ -141,13 +144,32 @@ async function insertReports(em: EntityManager, userId: number, count: number, p
               (abs(hashint4(g * 11 + ?)) % 5184000) * interval '1 second' as gen
        from generate_series(1, ?) as g
      ) x`,
-    [userId, salt, salt, salt, salt, salt, count],
+    [userId, blobs[0], blobs[1], salt, salt, salt, salt, salt, count],
   );
+}
+
+/**
+ * Real `results` of two real analyses (the fixture site's well-built and poor pages, about
+ * 6-7 KB of JSON each), so list items weigh what stored reports weigh.
+ */
+async function realResults(): Promise<[string, string]> {
+  const site = await startFixtureSite();
+  try {
+    const blobs: string[] = [];
+    for (const path of ['/good', '/poor']) {
+      const analysis = await analyzeUrl(`${site.url}${path}`, defaultAnalyzerOptions({ allowPrivate: true }));
+      blobs.push(JSON.stringify(toReportResults(analysis.results)));
+    }
+    return blobs as [string, string];
+  } finally {
+    await site.close();
+  }
 }
 
 /** Seeds both users' reports and their project aggregates; returns seconds taken. */
 async function seed(services: OpenedServices, opts: Required<Pick<ReportsListBenchOptions, 'reports' | 'otherReports' | 'projects'>>, log: (s: string) => void) {
   const started = performance.now();
+  const blobs = await realResults();
   const em = services.orm.em.fork();
   await exec(em, 'truncate reports, projects, users restart identity cascade');
   const owner = await createUser(em, { name: 'bench owner', email: OWNER_EMAIL });
@@ -165,8 +187,8 @@ async function seed(services: OpenedServices, opts: Required<Pick<ReportsListBen
     for (const ix of indexes) await exec(tx, `drop index "${ix.indexname}"`);
     await exec(tx, `set local maintenance_work_mem = '512MB'`);
     await exec(tx, `set local synchronous_commit = off`);
-    await insertReports(tx, owner.id, opts.reports, opts.projects, 0);
-    await insertReports(tx, other.id, opts.otherReports, Math.max(1, Math.floor(opts.projects / 20)), 99_991);
+    await insertReports(tx, owner.id, opts.reports, opts.projects, 0, blobs);
+    await insertReports(tx, other.id, opts.otherReports, Math.max(1, Math.floor(opts.projects / 20)), 99_991, blobs);
     log(`  inserted reports in ${round((performance.now() - started) / 1000, 1)} s; building ${indexes.length} indexes`);
     for (const ix of indexes) await exec(tx, ix.indexdef);
     // Aggregates exactly as addToProject keeps them; created_at is the project's first report.
@@ -219,7 +241,7 @@ export async function main(settings: ReportsListBenchOptions = {}): Promise<Repo
   const samplesArg = argv.indexOf('--samples');
   const {
     adminUrl = process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres',
-    database = 'bench_reports',
+    database = process.env.BENCH_REPORTS_DATABASE || 'bench_reports',
     reseed = argv.includes('--reseed'),
     reports = 1_000_000,
     otherReports = 3_000,

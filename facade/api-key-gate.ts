@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
 import type { Services } from '../routers/context.ts';
 import { contextFromKoa } from './koa-context.ts';
@@ -10,7 +10,7 @@ import { rateLimit } from './rate-limit.ts';
  * and /trpc share it, so a key has one budget whichever way it calls. The limiter fails
  * open: a store outage must not take the API down.
  */
-export function apiKeyGate(services: Services): Middleware {
+export function apiKeyGate(services: Services, opts: { cost?: (ctx: Context) => number } = {}): Middleware {
   const perKeyLimit = rateLimit(services.stores, {
     name: 'api',
     max: services.config.API_RATE_LIMIT,
@@ -23,6 +23,10 @@ export function apiKeyGate(services: Services): Middleware {
   return async (ctx, next) => {
     const em = contextFromKoa(services, ctx).em;
     ctx.state.apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined);
+    // A request doing `cost` calls (a /trpc batch) counts as that many; past the limit the
+    // whole request is refused.
+    const cost = opts.cost?.(ctx) ?? 1;
+    for (let i = 1; i < cost; i++) await perKeyLimit(ctx, async () => {});
     await perKeyLimit(ctx, next);
   };
 }

@@ -1,5 +1,4 @@
 import Koa from 'koa';
-import { RequestContext } from '@mikro-orm/core';
 import type { AnyRouter } from '@trpc/server';
 import { appRouter } from '../routers/root.ts';
 import type { Services } from '../routers/context.ts';
@@ -14,7 +13,9 @@ import { metricsMiddleware } from './metrics.ts';
 
 /**
  * The HTTP facade: knows HTTP, nothing of the domain. Order matters: request id and log
- * first, then the error choke point, then a MikroORM RequestContext, then the routes.
+ * first, then the error choke point, then the routes. No MikroORM RequestContext: each
+ * request's context forks an EntityManager on first use (koa-context.ts), so a route that
+ * touches no table pays for none, and no AsyncLocalStorage hooks every promise.
  */
 export function createApp(services: Services, router: AnyRouter = appRouter): Koa {
   // Behind a proxy, the client is the address the proxy appended last to X-Forwarded-For
@@ -28,7 +29,6 @@ export function createApp(services: Services, router: AnyRouter = appRouter): Ko
   app.use(requestLog(services.log));
   app.use(errorHandler());
   app.use(metricsMiddleware(services));
-  app.use((ctx, next) => RequestContext.create(services.orm.em, next));
   app.use(trpcMount(services, router));
   app.use(system.routes());
   app.use(pages.routes());

@@ -1,4 +1,6 @@
 import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { AppError } from '../src/errors.ts';
 import { closeAfterUnreadBody } from './body.ts';
 import { toErrorResponse } from './errors.ts';
 
@@ -12,19 +14,19 @@ export function errorHandler(): Middleware {
       await next();
       if (ctx.respond === false) return;
       if (ctx.body === undefined || ctx.body === null) {
-        if (ctx.status === 404) throw Object.assign(new Error('Not found'), { status: 404 });
-        if (ctx.status === 405) throw Object.assign(new Error('Method not allowed'), { status: 405 });
-        if (ctx.status === 501) {
-          ctx.status = 405;
-          throw Object.assign(new Error('Method not allowed'), { status: 405 });
-        }
+        if (ctx.status === 404) throw new AppError('NOT_FOUND', 'Not found.');
+        if (ctx.status === 405 || ctx.status === 501) throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed.');
       }
     } catch (err) {
       const res = toErrorResponse(err);
-      if (res.unexpected) (ctx.state.log ?? console).error({ err }, 'unhandled error');
+      if (res.unexpected) {
+        const log = (ctx.state as { log?: Logger }).log;
+        if (log) log.error({ err }, 'unhandled error');
+        else console.error('unhandled error', err);
+      }
       if (ctx.headerSent || !ctx.writable) return;
       closeAfterUnreadBody(ctx);
-      for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
+      ctx.set(res.headers);
       ctx.status = res.status;
       ctx.body = res.body;
     }

@@ -1,11 +1,33 @@
 import { TRPCError } from '@trpc/server';
-import { AppError, errorStatus, type ErrorCode, type FieldErrors } from '../src/errors.ts';
+import {
+  AppError,
+  errorCodes,
+  errorStatus,
+  type ErrorKind,
+  type FieldErrors,
+  type PublicErrorCode,
+} from '../src/errors.ts';
 
-/** The one error body of every route but siteverify (DESIGN section 5). */
+/**
+ * The one error body of every route but siteverify (DESIGN section 5): `code` is stable and
+ * documented (src/errors.ts `errorCodes`), `message` is for people, `status` repeats the
+ * HTTP status, `errors` lists the fields of a 422.
+ */
 export interface ErrorBody {
+  code: PublicErrorCode;
   message: string;
   status: number;
   errors?: FieldErrors;
+  /** Why, within the status (a report whose URL could not be analysed: the analyzer's reason). */
+  reason?: string;
+}
+
+/**
+ * An error body for a code, for the few answers made outside Koa's error handler (Node's
+ * 408/431 on a raw socket, /readyz's 503). Everything else goes through `toErrorResponse`.
+ */
+export function errorBody(code: PublicErrorCode, message: string): ErrorBody {
+  return { code, message, status: errorCodes[code].status };
 }
 
 export interface ErrorResponse {
@@ -17,7 +39,7 @@ export interface ErrorResponse {
 }
 
 /** Statuses raised by libraries below us (co-body, Koa) that are the client's fault, by code. */
-const httpStatusCodes: Record<number, ErrorCode> = {
+const httpStatusCodes: Record<number, ErrorKind> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
@@ -29,7 +51,7 @@ const httpStatusCodes: Record<number, ErrorCode> = {
   429: 'RATE_LIMITED',
 };
 
-const libraryMessages: Partial<Record<ErrorCode, string>> = {
+const libraryMessages: Partial<Record<ErrorKind, string>> = {
   BAD_REQUEST: 'Malformed request body.',
   PAYLOAD_TOO_LARGE: 'Request body too large.',
   UNSUPPORTED_MEDIA_TYPE: 'Unsupported content type.',
@@ -48,36 +70,59 @@ export function toErrorResponse(err: unknown): ErrorResponse {
     return fromAppError(new AppError('VALIDATION_FAILED', summarize(issues), { errors: issues }), false);
   }
   if (dependencyDown(err)) {
-    return fromAppError(new AppError('UNAVAILABLE', 'A dependency is unavailable; try again shortly.', { retryAfter: 5 }), true);
+    const down = new AppError('UNAVAILABLE', 'A dependency is unavailable; try again shortly.', { retryAfter: 5 });
+    return fromAppError(down, true);
   }
-  const status = (err as { status?: unknown; statusCode?: unknown })?.status ?? (err as { statusCode?: unknown })?.statusCode;
-  if (typeof status === 'number' && httpStatusCodes[status]) {
-    const code = httpStatusCodes[status]!;
-    return fromAppError(new AppError(code, libraryMessages[code] ?? defaultMessage(status)), false);
+  const status = libraryStatus(err);
+  const kind = status === undefined ? undefined : httpStatusCodes[status];
+  if (status !== undefined && kind) {
+    return fromAppError(new AppError(kind, libraryMessages[kind] ?? defaultMessage(status)), false);
   }
   return {
     status: 500,
-    body: { message: 'Internal server error.', status: 500 },
+    body: errorBody('ERR_INTERNAL', 'Internal server error.'),
     headers: {},
     unexpected: true,
   };
+}
+
+/** The HTTP status a library (co-body, Koa's `ctx.throw`) put on its error, if any. */
+function libraryStatus(err: unknown): number | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const { status, statusCode } = err as { status?: unknown; statusCode?: unknown };
+  const value = status ?? statusCode;
+  return typeof value === 'number' ? value : undefined;
 }
 
 function fromAppError(err: AppError, unexpected: boolean): ErrorResponse {
   const status = errorStatus[err.code];
   const headers: Record<string, string> = { ...err.headers };
   if (err.retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(err.retryAfter)));
-  const body: ErrorBody = { message: status === 500 ? 'Internal server error.' : err.message, status };
+  const body: ErrorBody =
+    status === 500
+      ? errorBody('ERR_INTERNAL', 'Internal server error.')
+      : { code: err.errorCode, message: err.message, status };
   if (err.errors) body.errors = err.errors;
+  if (err.reason) body.reason = err.reason;
   return { status, body, headers, unexpected: unexpected || status >= 500 };
 }
 
 /** Connection-level failures of PostgreSQL or Redis (refused, reset, terminated, pool timeout). */
 const connectionCodes = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH',
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+  ...['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'],
+  ...['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006'],
 ]);
-const connectionMessages = /Connection terminated|terminating connection|Client has encountered a connection error|Timeout acquiring a connection|The client is closed|Socket closed unexpectedly/i;
+const connectionMessages = new RegExp(
+  [
+    'Connection terminated',
+    'terminating connection',
+    'Client has encountered a connection error',
+    'Timeout acquiring a connection',
+    'The client is closed',
+    'Socket closed unexpectedly',
+  ].join('|'),
+  'i',
+);
 
 /**
  * Whether a failure means a dependency is down rather than a bug: such requests get 503
@@ -120,17 +165,18 @@ function findValidationIssues(err: unknown): FieldErrors | undefined {
 
 function summarize(errors: FieldErrors): string {
   const fields = Object.keys(errors);
-  const first = errors[fields[0]!]![0];
-  return fields.length === 1 ? `${fields[0]}: ${first}` : `${fields[0]}: ${first} (and ${fields.length - 1} more errors)`;
+  const first = errors[fields[0]]?.[0];
+  const more = fields.length === 1 ? '' : ` (and ${fields.length - 1} more errors)`;
+  return `${fields[0]}: ${first}${more}`;
 }
 
 function defaultMessage(status: number): string {
-  switch (status) {
-    case 401: return 'Unauthenticated.';
-    case 403: return 'Forbidden.';
-    case 404: return 'Not found.';
-    case 405: return 'Method not allowed.';
-    case 429: return 'Too many requests.';
-    default: return 'Bad request.';
-  }
+  const messages: Record<number, string> = {
+    401: 'Unauthenticated.',
+    403: 'Forbidden.',
+    404: 'Not found.',
+    405: 'Method not allowed.',
+    429: 'Too many requests.',
+  };
+  return messages[status] ?? 'Bad request.';
 }

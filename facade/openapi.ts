@@ -17,6 +17,13 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl = '/'): OpenAPIO
       apiKey: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
     },
   });
+  // Alias methods (PATCH beside PUT) document the same operation under their own method.
+  for (const route of buildRouteTable(router)) {
+    if (!route.aliasOf) continue;
+    const item = (doc.paths as any)?.[route.path];
+    const op = item?.[route.aliasOf.toLowerCase()];
+    if (op) item[route.method.toLowerCase()] = { ...op, operationId: `${op.operationId}-${route.method.toLowerCase()}` };
+  }
   // trpc-to-openapi documents every answer as JSON; binary routes say their real type.
   for (const route of buildRouteTable(router)) {
     if (!route.meta.responseType) continue;

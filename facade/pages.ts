@@ -1,11 +1,12 @@
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import type { Context } from 'koa';
-import type { Services } from '../routers/context.ts';
-import { AppError } from '../src/errors.ts';
+import type { Services } from '../src/services.ts';
 import { loadSharedReport } from '../src/reports/shared.ts';
 import { renderMessagePage, renderPasswordPage, renderReportPage } from '../src/reports/share-page.ts';
 import { bodyParser } from './body.ts';
+import { toErrorResponse } from './errors.ts';
 import { contextFromKoa } from './koa-context.ts';
+import { clientKey } from '../src/net/client-key.ts';
 import { rateLimit } from './rate-limit.ts';
 
 function html(ctx: Context, status: number, body: string) {
@@ -19,6 +20,15 @@ function html(ctx: Context, status: number, body: string) {
 }
 
 const notFoundPage = renderMessagePage('Report not found', 'There is no public report at this address.');
+const tooManyAttemptsPage = renderMessagePage(
+  'Too many attempts',
+  'Too many password attempts; wait a while and try again.',
+);
+
+/** The `:id` of /reports/:id, as @koa/router parsed it. */
+function reportParam(ctx: Context): string {
+  return (ctx as RouterContext).params.id ?? '';
+}
 
 /**
  * Server-rendered report share pages: GET /reports/{id}, and POST with the password of a
@@ -30,14 +40,14 @@ export function pagesRouter(services: Services): Router {
     name: 'share-password',
     max: services.config.SHARE_PASSWORD_ATTEMPTS,
     windowMs: 15 * 60_000,
-    id: (ctx) => `${ctx.ip}:${ctx.params.id}`,
+    id: (ctx) => `${clientKey(ctx.ip)}:${reportParam(ctx)}`,
     onStoreError: 'closed',
     log: services.log,
     metrics: services.metrics,
   });
 
   const show = async (ctx: Context, password?: string) => {
-    const shared = await loadSharedReport(contextFromKoa(services, ctx).em, ctx.params.id!, password);
+    const shared = await loadSharedReport(contextFromKoa(services, ctx).em, reportParam(ctx), password);
     if (shared.kind === 'missing') return html(ctx, 404, notFoundPage);
     if (shared.kind === 'visible') return html(ctx, 200, renderReportPage(shared.report));
     return html(ctx, password === undefined ? 200 : 401, renderPasswordPage(shared.id, password === undefined ? undefined : 'That password is not right.'));
@@ -48,11 +58,11 @@ export function pagesRouter(services: Services): Router {
     try {
       await attempts(ctx, next);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'RATE_LIMITED') {
-        for (const [k, v] of Object.entries({ 'Retry-After': String(err.retryAfter ?? 60) })) ctx.set(k, v);
-        return html(ctx, 429, renderMessagePage('Too many attempts', 'Too many password attempts; wait a while and try again.'));
-      }
-      throw err;
+      // The same decision as every other route (status, Retry-After), answered as a page.
+      const res = toErrorResponse(err);
+      if (res.body.code !== 'ERR_RATE_LIMITED') throw err;
+      ctx.set(res.headers);
+      return html(ctx, 429, tooManyAttemptsPage);
     }
   }, bodyParser(16 * 1024), async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;

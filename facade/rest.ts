@@ -1,43 +1,51 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AnyRouter } from '@trpc/server';
-import { notFound } from '../src/errors.ts';
+import { AppError, notFound } from '../src/errors.ts';
 import type { Services } from '../routers/context.ts';
 import { bodyParser } from './body.ts';
 import { apiKeyGate } from './api-key-gate.ts';
 import { contextFromKoa } from './koa-context.ts';
+import { clientKey } from '../src/net/client-key.ts';
 import { rateLimit } from './rate-limit.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
 import { browserCors, preflight } from './browser-cors.ts';
 import { siteverifyShape } from './siteverify-shape.ts';
-
-type ProcedureCall = (opts: {
-  path: string;
-  ctx: unknown;
-  type: 'query' | 'mutation';
-  getRawInput: () => Promise<unknown>;
-  signal: AbortSignal | undefined;
-  batchIndex: number;
-}) => Promise<unknown>;
+import { procedureCaller } from './procedure-call.ts';
 
 /**
- * Calls a procedure the way tRPC's own caller does (createCaller builds a proxy per
- * request and then makes exactly this call); resolving the procedure once per route keeps
- * the proxy off the hot path. Middlewares, input and output parsing all still run.
+ * Output parsers run where they protect a client from what the service might otherwise
+ * leak (API-key and public routes answer from stored rows); the hot browser and siteverify
+ * routes answer from literals their modules build, so they skip it (tests run it everywhere).
  */
 function invoker(router: AnyRouter, route: RouteEntry) {
-  const procedure = (router._def.procedures as Record<string, unknown>)[route.procedurePath] as ProcedureCall;
-  return (ctx: unknown, input: unknown) =>
-    procedure({ path: route.procedurePath, ctx, type: route.type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+  return procedureCaller(router, route.procedurePath, { validateOutput: route.meta.auth !== 'origin' && route.meta.auth !== 'secret' });
 }
 
-/** Path params win over body fields, body over query, so a URL cannot be overridden. */
+/**
+ * Routes with a body take their fields from it, never from the query string: passwords and
+ * siteverify secrets in a URL end up in proxy and access logs. A query string on such a
+ * route is a 400 naming the fields (siteverify answers `bad-request`), before the body is read.
+ */
+const fieldsInBodyOnly: Middleware = async (ctx, next) => {
+  const names = Object.keys(ctx.query);
+  if (names.length) {
+    const shown = names.slice(0, 10).map((n) => n.slice(0, 64));
+    throw new AppError('BAD_REQUEST', `Send fields in the request body, not the query string (got ${shown.join(', ')}).`, {
+      errors: Object.fromEntries(shown.map((n) => [n, ['Send this field in the request body, not the query string.']])),
+    });
+  }
+  return next();
+};
+
+/** Path params win over body fields, so a URL cannot be overridden; only GET and DELETE read the query. */
 function assembleInput(ctx: Context, route: RouteEntry): unknown {
   if (route.voidInput) return undefined;
-  const body = methodHasBody(route.method) && ctx.request.body && typeof ctx.request.body === 'object' ? ctx.request.body : {};
+  const hasBody = methodHasBody(route.method);
+  const body = hasBody && ctx.request.body && typeof ctx.request.body === 'object' ? ctx.request.body : {};
   // A path naming something with a NUL in it names nothing (PostgreSQL cannot even look it up).
   if (Object.values(ctx.params ?? {}).some((v) => String(v).includes('\u0000'))) throw notFound();
-  return Array.isArray(body) ? body : { ...ctx.query, ...(body as object), ...ctx.params };
+  return Array.isArray(body) ? body : { ...(hasBody ? {} : ctx.query), ...(body as object), ...ctx.params };
 }
 
 /**
@@ -56,20 +64,20 @@ export function restRouter(services: Services, router: AnyRouter): Router {
     if (route.meta.errorShape === 'siteverify') chain.push(siteverifyShape(services.metrics));
     if (route.meta.auth === 'origin') chain.push(browserCors());
     if (route.meta.auth === 'apiKey') chain.push(gate);
-    if (route.meta.rateLimit) {
+    if (route.meta.rateLimit && !route.meta.rateLimit.perSite) {
       chain.push(
         rateLimit(services.stores, {
           name: `${route.method}:${route.path}`,
           max: route.meta.rateLimit.max,
           windowMs: route.meta.rateLimit.windowMs,
-          id: (ctx) => `ip:${ctx.ip}`,
+          id: (ctx) => `ip:${clientKey(ctx.ip)}`,
           onStoreError: 'closed',
           log: services.log,
           metrics: services.metrics,
         }),
       );
     }
-    if (methodHasBody(route.method)) chain.push(parseBody);
+    if (methodHasBody(route.method)) chain.push(fieldsInBodyOnly, parseBody);
     const call = invoker(router, route);
     chain.push(async (ctx) => {
       const result = await call(contextFromKoa(services, ctx), assembleInput(ctx, route));

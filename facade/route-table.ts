@@ -15,6 +15,8 @@ export interface RouteEntry {
   meta: Meta;
   /** True when the procedure takes no input (z.void()), so query strings are ignored. */
   voidInput: boolean;
+  /** Set on the extra entries of `meta.aliasMethods`: the method documented under `openapi`. */
+  aliasOf?: HttpMethod;
 }
 
 /**
@@ -33,7 +35,7 @@ export function buildRouteTable(router: AnyRouter): RouteEntry[] {
       | { safeParse(v: unknown): { success: boolean } }
       | undefined;
     const voidInput = !parser || (parser.safeParse(undefined).success && !parser.safeParse({}).success);
-    table.push({
+    const entry: RouteEntry = {
       method: meta.openapi.method as HttpMethod,
       path: meta.openapi.path,
       routerPath: meta.openapi.path.replace(/\{(\w+)\}/g, ':$1'),
@@ -41,7 +43,9 @@ export function buildRouteTable(router: AnyRouter): RouteEntry[] {
       type,
       meta,
       voidInput,
-    });
+    };
+    table.push(entry);
+    for (const method of meta.aliasMethods ?? []) table.push({ ...entry, method, aliasOf: entry.method });
   }
   return table;
 }

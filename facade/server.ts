@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
+import { errorBody } from './errors.ts';
 
 export interface RunningServer {
   server: http.Server;
@@ -21,9 +22,14 @@ export interface ListenOptions {
 
 /** Node's answer to a request it could not parse or that ran out of time, in our error shape. */
 function clientErrorResponse(err: NodeJS.ErrnoException): string {
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const message = status === 431 ? 'Request headers too large.' : status === 408 ? 'Request timed out.' : 'Bad request.';
-  const body = JSON.stringify({ message, status });
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? errorBody('ERR_HEADERS_TOO_LARGE', 'Request headers too large.')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? errorBody('ERR_REQUEST_TIMEOUT', 'Request timed out.')
+        : errorBody('ERR_BAD_REQUEST', 'Bad request.');
+  const { status } = error;
+  const body = JSON.stringify(error);
   return (
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
@@ -34,9 +40,10 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
   const headersTimeout = Math.min(opts.requestTimeoutMs, 15_000);
   // Node checks both timeouts only every connectionsCheckingInterval (30 s by default),
   // which would let a slow client outlive a short REQUEST_TIMEOUT_MS by that much.
+  const handle = app.callback();
   const server = http.createServer(
     { connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeout / 4))) },
-    app.callback(),
+    (req, res) => void handle(req, res),
   );
   server.requestTimeout = opts.requestTimeoutMs;
   server.headersTimeout = headersTimeout;

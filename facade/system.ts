@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { AnyRouter } from '@trpc/server';
-import type { Services } from '../routers/context.ts';
+import type { Services } from '../src/services.ts';
+import { errorBody } from './errors.ts';
 import { buildOpenApiDocument, renderReferencePage } from './openapi.ts';
 
 /** Operational and documentation routes: health, readiness, the OpenAPI document, the reference page. */
@@ -24,7 +25,7 @@ export function systemRouter(services: Services, router: AnyRouter): Router {
     if (!ready) ctx.set('Retry-After', '5');
     ctx.body = ready
       ? { status: 'ready', checks: { database, store } }
-      : { message: 'A dependency is down.', status: 503, checks: { database, store } };
+      : { ...errorBody('ERR_NOT_READY', 'A dependency is down.'), checks: { database, store } };
   });
   r.get('/api/openapi.json', (ctx) => {
     ctx.body = doc;

@@ -7,19 +7,31 @@ import { apiKeyGate } from './api-key-gate.ts';
 import { AppError } from '../src/errors.ts';
 import type { Meta } from '../routers/trpc.ts';
 
+/** The most calls one /trpc batch may carry; a larger batch is a 400 before any call runs. */
+export const MAX_TRPC_BATCH = 20;
+
+/** The procedure paths a /trpc request calls (a batch names several, comma-separated). */
+function calledPaths(path: string, prefix: string): string[] {
+  return path.slice(prefix.length + 1).split(',');
+}
+
 /**
  * Serves the router at /trpc for `createTRPCClient<AppRouter>`. Requests that carry an
  * Authorization header are authenticated first and share the per-key rate limit of the
- * REST routes; procedures still check their own auth kind.
+ * REST routes, each call of a batch counting as one request; a batch carries at most
+ * MAX_TRPC_BATCH calls. Procedures still check their own auth kind.
  */
 export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc'): Middleware {
-  const gate = apiKeyGate(services);
+  const gate = apiKeyGate(services, { cost: (ctx) => calledPaths(ctx.path, prefix).length });
   const procedures = router._def.procedures as Record<string, { _def: { meta?: Meta } }>;
   return async (ctx, next) => {
     if (ctx.path !== prefix && !ctx.path.startsWith(prefix + '/')) return next();
+    const paths = calledPaths(ctx.path, prefix);
+    if (paths.length > MAX_TRPC_BATCH) {
+      throw new AppError('BAD_REQUEST', `A /trpc batch may carry at most ${MAX_TRPC_BATCH} calls; this one has ${paths.length}.`);
+    }
     // Typed clients get the API-key procedures. Browser and siteverify procedures are served
     // by their REST routes only, where their origin checks and per-address limits apply.
-    const paths = ctx.path.slice(prefix.length + 1).split(',');
     if (paths.some((p) => procedures[p]?._def.meta?.auth !== 'apiKey')) {
       throw new AppError('NOT_FOUND', 'No such procedure on /trpc.');
     }

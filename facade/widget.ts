@@ -3,11 +3,13 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
-import { widgetBundle } from '../src/widget-build.ts';
+import { bundleNamed, widgetBundle, type WidgetBundle } from '../src/widget-build.ts';
+import { COMPAT_SCRIPTS } from '../src/widget/compat/scripts.ts';
 import { demoSiteFor, LOOPBACK_ORIGIN } from '../src/demo/site.ts';
-import { isDemoMode, renderDemoPage, renderNoDemoPage, renderVerdictPage } from '../src/demo/page.ts';
-import { selfUrl, siteverifyOverHttp } from '../src/demo/verify.ts';
+import { isDemoMode, renderDemoLimitPage, renderDemoPage, renderNoDemoPage, renderVerdictPage } from '../src/demo/page.ts';
+import { DEMO_VERIFY_LIMIT, verifyDemoToken } from '../src/demo/verify.ts';
 import { bodyParser } from './body.ts';
+import { rateLimit } from './rate-limit.ts';
 
 function html(ctx: Context, status: number, body: string, csp: string) {
   ctx.status = status;
@@ -19,6 +21,28 @@ function html(ctx: Context, status: number, body: string, csp: string) {
   ctx.body = body;
 }
 
+/**
+ * A bundled script: gzip when accepted, an ETag per encoding; cached for a day
+ * (`?v=<version>`: for a year, immutable). Any page may load it (CORS and CORP open).
+ */
+function serveScript(ctx: Context, b: WidgetBundle): void {
+  const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+  ctx.vary('Accept-Encoding');
+  ctx.set('Cache-Control', ctx.query.v === b.version ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800');
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.etag = gzip ? `${b.etag.slice(0, -1)}-gz"` : b.etag;
+  ctx.status = 200;
+  if (ctx.fresh) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = 'application/javascript; charset=utf-8';
+  if (gzip) ctx.set('Content-Encoding', 'gzip');
+  ctx.body = gzip ? b.gzip : b.code;
+}
+
 /** The same origin under the other loopback name, so the demo embeds the widget cross-origin. */
 function otherLoopback(origin: string): string {
   const url = new URL(origin);
@@ -27,7 +51,8 @@ function otherLoopback(origin: string): string {
 }
 
 /**
- * GET /widget.js (the bundled browser widget), GET /demo and POST /demo/verify.
+ * GET /widget.js (the bundled browser widget), the compatibility scripts, GET /demo and
+ * POST /demo/verify.
  *
  * widget.js: built once at start (src/widget-build.ts), gzip when accepted, an ETag per
  * encoding; cached for a day (`?v=<version>`, as the demo uses it, for a year, immutable).
@@ -44,24 +69,29 @@ export function widgetRouter(services: Services): Router {
     }
   };
 
-  r.get('/widget.js', async (ctx) => {
-    const b = await bundle();
-    const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
-    ctx.vary('Accept-Encoding');
-    ctx.set('Cache-Control', ctx.query.v === b.version ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800');
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.etag = gzip ? `${b.etag.slice(0, -1)}-gz"` : b.etag;
-    ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
+  r.get('/widget.js', async (ctx) => serveScript(ctx, await bundle()));
+  r.get('/widget-worker.js', async (ctx) => {
+    try {
+      serveScript(ctx, await bundleNamed('widget-worker.js'));
+    } catch {
+      throw new AppError('UNAVAILABLE', 'The widget is not available.', { retryAfter: 5 });
     }
-    ctx.type = 'application/javascript; charset=utf-8';
-    if (gzip) ctx.set('Content-Encoding', 'gzip');
-    ctx.body = gzip ? b.gzip : b.code;
   });
+
+  // The Turnstile, reCAPTCHA and hCaptcha client APIs at their providers' paths, so a page
+  // switches by changing the script's host (src/widget/compat).
+  for (const script of COMPAT_SCRIPTS) {
+    bundleNamed(script.bundle).catch((err) => services.log.error({ err }, `building ${script.paths[0]} failed`));
+    for (const path of script.paths) {
+      r.get(path, async (ctx) => {
+        try {
+          serveScript(ctx, await bundleNamed(script.bundle));
+        } catch {
+          throw new AppError('UNAVAILABLE', 'The script is not available.', { retryAfter: 5 });
+        }
+      });
+    }
+  }
 
   r.get('/demo', async (ctx) => {
     const nonce = randomBytes(16).toString('base64');
@@ -87,12 +117,33 @@ export function widgetRouter(services: Services): Router {
         wrongOrigin: known ? undefined : { origin: pageOrigin ?? ctx.host, use: `${home}/demo` },
       }),
       // What a site embedding the widget allows: the script and its API calls from the
-      // service, the challenge image and the proof-of-work worker from blob: URLs.
-      `default-src 'none'; script-src ${widgetOrigin}; connect-src ${widgetOrigin}; img-src blob:; worker-src blob:; style-src 'nonce-${nonce}'`,
+      // service, the challenge image and the proof-of-work worker from blob: URLs, and
+      // 'wasm-unsafe-eval' so the worker may compile its WebAssembly SHA-256.
+      `default-src 'none'; script-src ${widgetOrigin} 'wasm-unsafe-eval'; connect-src ${widgetOrigin}; img-src blob:; worker-src blob:; style-src 'nonce-${nonce}'`,
     );
   });
 
-  r.post('/demo/verify', bodyParser(16 * 1024), async (ctx) => {
+  // The demo form needs no credential: its own per-address limit, and it verifies in-process
+  // (src/demo/verify.ts) so it cannot spend the loopback address's siteverify budget.
+  const demoLimit = rateLimit(services.stores, {
+    name: 'demo-verify',
+    ...DEMO_VERIFY_LIMIT,
+    id: (ctx) => `ip:${ctx.ip}`,
+    onStoreError: 'closed',
+    log: services.log,
+    metrics: services.metrics,
+  });
+  r.post('/demo/verify', async (ctx, next) => {
+    try {
+      await demoLimit(ctx, next);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'RATE_LIMITED') throw err;
+      const nonce = randomBytes(16).toString('base64');
+      const after = err.retryAfter ?? 60;
+      ctx.set('Retry-After', String(after));
+      html(ctx, 429, renderDemoLimitPage(nonce, after), `default-src 'none'; style-src 'nonce-${nonce}'`);
+    }
+  }, bodyParser(16 * 1024), async (ctx) => {
     const nonce = randomBytes(16).toString('base64');
     const csp = `default-src 'none'; style-src 'nonce-${nonce}'`;
     const demo = demoSiteFor(services);
@@ -100,14 +151,13 @@ export function widgetRouter(services: Services): Router {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const text = (v: unknown) => (typeof v === 'string' ? v : '');
     const mode = isDemoMode(body.mode) ? body.mode : 'managed';
-    const socket = ctx.req.socket;
-    const { status, verdict } = await siteverifyOverHttp(selfUrl(socket.localAddress, socket.localPort), {
+    const verdict = await verifyDemoToken(services, services.orm.em.fork(), {
       secret: demo.secret,
       response: text(body['ac-response']) || text(body['cf-turnstile-response']),
       remoteip: ctx.ip,
       sitekey: demo.sitekey,
     });
-    html(ctx, 200, renderVerdictPage({ mode, nonce, status, verdict, name: text(body.name).slice(0, 100) }), csp);
+    html(ctx, 200, renderVerdictPage({ mode, nonce, verdict: { ...verdict }, name: text(body.name).slice(0, 100) }), csp);
   });
   return r;
 }

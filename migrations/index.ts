@@ -3,10 +3,16 @@ import { Migration20261121101430 } from './Migration20261121101430.ts';
 import { Migration20261121102252 } from './Migration20261121102252.ts';
 import { Migration20261121102910 } from './Migration20261121102910.ts';
 import { Migration20261121104921 } from './Migration20261121104921.ts';
+import { Migration20261122220200 } from './Migration20261122220200.ts';
+import { Migration20261122220300 } from './Migration20261122220300.ts';
+import { Migration20261122220400 } from './Migration20261122220400.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121101430', class: Migration20261121101430 },
   { name: 'Migration20261121102252', class: Migration20261121102252 },
   { name: 'Migration20261121102910', class: Migration20261121102910 },
   { name: 'Migration20261121104921', class: Migration20261121104921 },
+  { name: 'Migration20261122220200', class: Migration20261122220200 },
+  { name: 'Migration20261122220300', class: Migration20261122220300 },
+  { name: 'Migration20261122220400', class: Migration20261122220400 },
 ];

@@ -1,21 +1,9 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
-import type { Config } from '../src/config.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKey } from '../src/entities/api-key.entity.ts';
-import type { Stores } from '../src/stores/index.ts';
-import type { ReportAnalyzer } from '../src/reports/analysis.ts';
-import type { Metrics } from '../src/metrics.ts';
+import type { Services } from '../src/services.ts';
 
-/** Long-lived things a request may use; built once at start (src/app-services.ts). */
-export interface Services {
-  config: Config;
-  orm: MikroORM;
-  stores: Stores;
-  log: Logger;
-  analyzer: ReportAnalyzer;
-  /** Prometheus metrics of this instance (src/metrics.ts). */
-  metrics: Metrics;
-}
+/** Long-lived things a request may use; defined beside `openServices` in src/services.ts. */
+export type { Services };
 
 /** What a procedure may know about the request: transport-neutral, no Koa in it. */
 export interface RequestInfo {

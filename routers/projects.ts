@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { apiKeyProcedure, router } from './trpc.ts';
 import { deleted, oneOf, pageNumber, paginated, perPage, searchTerm, sortDirection } from './schemas.ts';
 import { deleteProject, describeProject, listProjects } from '../src/reports/projects.ts';
-import { buildPage } from '../src/reports/pagination.ts';
+import { buildPage, listPath } from '../src/reports/pagination.ts';
 import { notFound } from '../src/errors.ts';
 
 const projectItem = z.object({
@@ -37,13 +37,14 @@ export const projectsRouter = router({
         perPage: input.per_page,
         offset,
       });
-      return buildPage(rows.map(describeProject), {
+      const page = buildPage(rows.map(describeProject), {
         page: input.page,
         perPage: input.per_page,
         total,
-        path: `${ctx.request.baseUrl ?? ''}/api/v1/projects`,
+        path: listPath(ctx.config.PUBLIC_URL, '/api/v1/projects'),
         query: { search: input.search || undefined, search_by: input.search_by, sort_by: input.sort_by, sort: input.sort, per_page: input.per_page },
       });
+      return { ...page, status: 200 as const };
     }),
 
   /** Deletes a project and all of its reports. */
@@ -53,6 +54,6 @@ export const projectsRouter = router({
     .output(deleted('project', z.string()))
     .mutation(async ({ ctx, input }) => {
       if (!(await deleteProject(ctx.em, ctx.user.id, input.project))) throw notFound('Project');
-      return { id: input.project, object: 'project' as const, deleted: true as const };
+      return { id: input.project, object: 'project' as const, deleted: true as const, status: 200 as const };
     }),
 });

@@ -1,38 +1,39 @@
 import { z } from 'zod';
 import { apiKeyProcedure, router } from './trpc.ts';
-import { deleted, oneOf, pageNumber, paginated, perPage, searchTerm, sortDirection } from './schemas.ts';
-import {
-  checkPasswordRule,
-  countReportList,
-  createReport,
-  deleteReport,
-  describeReport,
-  describeReportSummary,
-  getReport,
-  listReports,
-  updateReport,
-} from '../src/reports/reports.ts';
-import { buildPage, pageWindow } from '../src/reports/pagination.ts';
-import { parseReportUrl } from '../src/reports/urls.ts';
+import { deleted, okStatus, oneOf, pageNumber, paginated, perPage, searchTerm, sortDirection } from './schemas.ts';
+import { countReportList, deleteReport, describeReport, getReport, listReports } from '../src/reports/reports.ts';
+import { createReportFromRequest, updateReportFromRequest } from '../src/reports/requests.ts';
+import { buildPage, listPath, pageWindow } from '../src/reports/pagination.ts';
+import { storedUrlSearch } from '../src/reports/urls.ts';
 import { notFound } from '../src/errors.ts';
 import type { Privacy } from '../src/entities/report.entity.ts';
 
 const grade = z.enum(['good', 'decent', 'bad']);
-const reportBase = {
+/** One check of `results`, keyed by its id (phpRank's ids; extras under their own). */
+const resultEntry = z.object({
+  passed: z.boolean(),
+  importance: z.enum(['high', 'medium', 'low']),
+  value: z.unknown(),
+  errors: z.record(z.string(), z.unknown()).optional(),
+  category: z.enum(['seo', 'performance', 'security', 'miscellaneous']),
+  details: z.array(z.unknown()),
+  /** Our extension: true when the check ran on the page as Chromium rendered it. */
+  rendered: z.literal(true).optional(),
+});
+const report = z.object({
   id: z.number().int(),
   url: z.string(),
   project: z.string(),
   result: grade,
   score: z.number().int(),
+  results: z.record(z.string(), resultEntry),
   privacy: z.number().int(),
   password: z.boolean(),
   generated_at: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
-};
-const reportItem = z.object(reportBase);
-const reportFull = z.object({ ...reportBase, results: z.record(z.string(), z.array(z.unknown())) });
-const single = z.object({ data: reportFull });
+});
+const single = z.object({ data: report, status: okStatus });
 
 const privacy = oneOf('privacy', ['0', '1', '2']).transform((v) => Number(v) as Privacy);
 const password = z.string().max(200).optional().transform((v) => (v === '' ? undefined : v));
@@ -62,10 +63,11 @@ export const reportsRouter = router({
         page: pageNumber,
       }),
     )
-    .output(paginated(reportItem))
+    .output(paginated(report))
     .query(async ({ ctx, input }) => {
       const query = {
-        search: input.search || undefined,
+        // `url` is stored without scheme and www. (as phpRank): a pasted full address still matches.
+        search: input.search ? storedUrlSearch(input.search) || undefined : undefined,
         project: input.project || undefined,
         result: input.result,
         sortBy: input.sort_by,
@@ -80,13 +82,13 @@ export const reportsRouter = router({
         ? await Promise.all([countReportList(ctx.em, ctx.user.id, query), listReports(ctx.em, ctx.user.id, query)])
         : [await countReportList(ctx.em, ctx.user.id, query), undefined];
       const rows = pageWindow(input.page, input.per_page, total).empty ? [] : (found ?? (await listReports(ctx.em, ctx.user.id, query)));
-      return buildPage(rows.map((r) => describeReportSummary(r)), {
+      const page = buildPage(rows.map(describeReport), {
         page: input.page,
         perPage: input.per_page,
         total,
-        path: `${ctx.request.baseUrl ?? ''}/api/v1/reports`,
+        path: listPath(ctx.config.PUBLIC_URL, '/api/v1/reports'),
         query: {
-          search: query.search,
+          search: input.search || undefined,
           search_by: input.search_by,
           project: query.project,
           result: input.result,
@@ -95,6 +97,7 @@ export const reportsRouter = router({
           per_page: input.per_page,
         },
       });
+      return { ...page, status: 200 as const };
     }),
 
   /** One report with its per-check results. */
@@ -102,7 +105,7 @@ export const reportsRouter = router({
     .meta({ openapi: { method: 'GET', path: '/api/v1/reports/{id}', summary: 'Read a report', tags: ['reports'] } })
     .input(z.object({ id: reportId }))
     .output(single)
-    .query(async ({ ctx, input }) => ({ data: describeReport(await getReport(ctx.em, ctx.user.id, parseId(input.id))) })),
+    .query(async ({ ctx, input }) => ({ data: describeReport(await getReport(ctx.em, ctx.user.id, parseId(input.id))), status: 200 as const })),
 
   /** Fetches and audits the URL, then stores the report. */
   create: apiKeyProcedure
@@ -110,31 +113,29 @@ export const reportsRouter = router({
       openapi: { method: 'POST', path: '/api/v1/reports', summary: 'Create a report', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
       successStatus: 201,
     })
-    .input(z.object({ url: z.string().max(4096), privacy: privacy.default(1), password, render }))
+    .input(z.object({ url: z.string(), privacy: privacy.default(1), password, render }))
     .output(single)
     .mutation(async ({ ctx, input }) => {
-      const url = parseReportUrl(input.url);
-      checkPasswordRule(input.privacy, input.password, false);
-      const analysis = await ctx.analyzer.analyze(url, { render: input.render });
-      const report = await createReport(ctx.em, ctx.user.id, { privacy: input.privacy, password: input.password }, analysis);
-      return { data: describeReport(report) };
+      const created = await createReportFromRequest(ctx, ctx.user.id, input);
+      return { data: describeReport(created), status: 200 as const };
     }),
 
   /** Changes privacy or password, or re-runs the analysis with results=1. */
   update: apiKeyProcedure
     .meta({
-      openapi: { method: 'PUT', path: '/api/v1/reports/{id}', summary: 'Update a report', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
+      openapi: { method: 'PUT', path: '/api/v1/reports/{id}', summary: 'Update a report (PUT or PATCH)', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
+      aliasMethods: ['PATCH'],
     })
     .input(z.object({ id: reportId, privacy: privacy.optional(), password, results: oneOf('results', ['0', '1']).default('0'), render }))
     .output(single)
     .mutation(async ({ ctx, input }) => {
-      const id = parseId(input.id);
-      const current = await getReport(ctx.em, ctx.user.id, id);
-      const privacy = input.privacy ?? current.privacy;
-      checkPasswordRule(privacy, input.password, privacy === current.privacy && current.passwordHash !== null);
-      const analysis = input.results === '1' ? await ctx.analyzer.analyze(current.url, { render: input.render }) : undefined;
-      const report = await updateReport(ctx.em, ctx.user.id, id, { privacy: input.privacy, password: input.password, analysis });
-      return { data: describeReport(report) };
+      const updated = await updateReportFromRequest(ctx, ctx.user.id, parseId(input.id), {
+        privacy: input.privacy,
+        password: input.password,
+        reanalyse: input.results === '1',
+        render: input.render,
+      });
+      return { data: describeReport(updated), status: 200 as const };
     }),
 
   /** Deletes the report. */
@@ -145,6 +146,6 @@ export const reportsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const id = parseId(input.id);
       await deleteReport(ctx.em, ctx.user.id, id);
-      return { id, object: 'report' as const, deleted: true as const };
+      return { id, object: 'report' as const, deleted: true as const, status: 200 as const };
     }),
 });

@@ -28,21 +28,28 @@ export const pageLinks = z.object({
   next: z.string().nullable(),
 });
 
+/** `meta.links` as Laravel's paginator gives it: previous, the page numbers (`...` for gaps), next. */
+export const pageLinkList = z.array(z.object({ url: z.string().nullable(), label: z.string(), active: z.boolean() }));
+
 export const pageMeta = z.object({
   current_page: z.number().int(),
   from: z.number().int().nullable(),
   last_page: z.number().int(),
+  links: pageLinkList,
   path: z.string(),
   per_page: z.number().int(),
   to: z.number().int().nullable(),
   total: z.number().int(),
 });
 
+/** `status: 200` at the top level of every area A success body, as phpRank sends it. */
+export const okStatus = z.literal(200);
+
 /** A list envelope around items of `item`. */
 export function paginated<T extends z.ZodType>(item: T) {
-  return z.object({ data: z.array(item), links: pageLinks, meta: pageMeta });
+  return z.object({ data: z.array(item), links: pageLinks, meta: pageMeta, status: okStatus });
 }
 
 export function deleted(object: string, id: z.ZodType) {
-  return z.object({ id, object: z.literal(object), deleted: z.literal(true) });
+  return z.object({ id, object: z.literal(object), deleted: z.literal(true), status: okStatus });
 }

@@ -1,22 +1,46 @@
 import { z } from 'zod';
 import { apiKeyProcedure, router } from './trpc.ts';
 import { createSite, deleteSite, describeSite, listSites, rotateSecret, updateSite } from '../src/captcha/sites.ts';
+import { MAX_SITEVERIFY_PER_MINUTE } from '../src/captcha/siteverify-limit.ts';
 
 const origins = z.array(z.string().max(300)).min(1).max(100);
 const sitekey = z.string().min(1).max(64);
+/** Work every token costs: low, default or high (README "Security levels"). */
+const securityLevel = z.enum(['low', 'default', 'high']);
+/** An explicit floor on the work: at least 2^n expected hashes per token (16..30). */
+const minWorkBits = z.number().int().min(16).max(30).nullable();
+/** Siteverify calls a minute per client address; null: the spec's 120 (issue 14). */
+const siteverifyPerMinute = z.number().int().min(1).max(MAX_SITEVERIFY_PER_MINUTE).nullable().optional();
 
 /** Site management for typed clients on /trpc (and the CLI); not part of the REST surface. */
 export const sitesRouter = router({
   /** Registers a site; the secret is in this answer only. */
   create: apiKeyProcedure
-    .input(z.object({ name: z.string().min(1).max(200), origins }))
+    .input(
+      z.object({
+        name: z.string().min(1).max(200),
+        origins,
+        security_level: securityLevel.optional(),
+        min_work_bits: minWorkBits.optional(),
+        siteverifyPerMinute,
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       const { site, secret } = await createSite(ctx.em, ctx.user.id, input);
       return { data: { ...describeSite(site), secret } };
     }),
   list: apiKeyProcedure.query(async ({ ctx }) => ({ data: (await listSites(ctx.em, ctx.user.id)).map(describeSite) })),
   update: apiKeyProcedure
-    .input(z.object({ sitekey, name: z.string().min(1).max(200).optional(), origins: origins.optional() }))
+    .input(
+      z.object({
+        sitekey,
+        name: z.string().min(1).max(200).optional(),
+        origins: origins.optional(),
+        security_level: securityLevel.optional(),
+        min_work_bits: minWorkBits.optional(),
+        siteverifyPerMinute,
+      }),
+    )
     .mutation(async ({ ctx, input }) => ({ data: describeSite(await updateSite(ctx.em, ctx.user.id, input.sitekey, input)) })),
   /** A new secret; the old one stops working at once. */
   rotateSecret: apiKeyProcedure.input(z.object({ sitekey })).mutation(async ({ ctx, input }) => {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { router, secretProcedure } from './trpc.ts';
 import { captchaDeps } from './captcha-deps.ts';
 import { verifyToken } from '../src/captcha/siteverify.ts';
+import { countSiteverify, SITEVERIFY_PER_MINUTE } from '../src/captcha/siteverify-limit.ts';
+import { inProtocol, type Protocol } from '../src/captcha/protocols.ts';
 
 /** Lenient on purpose: a missing or odd field is answered with its protocol error code. */
 const field = (max: number) => z.string().max(max).optional();
@@ -21,22 +23,45 @@ const verdict = z.object({
   action: z.string().nullable().optional(),
   cdata: z.string().nullable().optional(),
   score: z.number().optional(),
+  credit: z.boolean().optional(),
 });
 
-const verify = (path: '/api/siteverify' | '/api/v1/siteverify', summary: string) =>
+type Path = '/api/siteverify' | '/api/v1/siteverify' | '/turnstile/v0/siteverify' | '/recaptcha/api/siteverify' | '/siteverify';
+
+/**
+ * One siteverify route. The limit (the spec's 120 a minute per client address, raisable per
+ * site) is counted per site and address across every siteverify path (siteverify-limit.ts),
+ * so the facade's per-route limiter leaves it alone (`perSite`).
+ */
+const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =>
   secretProcedure
     .meta({
       openapi: { method: 'POST', path, summary, tags: ['siteverify'], protect: false, contentTypes: ['application/json', 'application/x-www-form-urlencoded'] },
-      rateLimit: { max: 120, windowMs: 60_000 },
+      rateLimit: { max: SITEVERIFY_PER_MINUTE, windowMs: 60_000, perSite: true },
       errorShape: 'siteverify',
     })
     .input(input)
     .output(verdict)
-    .mutation(async ({ ctx, input }) => ctx.metrics.countVerdict(await verifyToken(captchaDeps(ctx), input)));
+    .mutation(async ({ ctx, input }) => {
+      const deps = captchaDeps(ctx);
+      try {
+        await countSiteverify(deps, input.secret, ctx.request.ip);
+      } catch (err) {
+        if ((err as { code?: string }).code === 'RATE_LIMITED') ctx.metrics.countRateLimitRejection('siteverify');
+        throw err;
+      }
+      return inProtocol(ctx.metrics.countVerdict(await verifyToken(deps, input)), protocol);
+    });
 
 export const siteverifyRouter = router({
   /** One-time token verification (Turnstile/reCAPTCHA protocol). */
   verify: verify('/api/siteverify', 'Verify a token once'),
   /** The same verifier; the recommended path for new integrations. */
   verifyV1: verify('/api/v1/siteverify', 'Verify a token once (recommended path)'),
+  /** At Cloudflare Turnstile's path, in its shape. */
+  verifyTurnstile: verify('/turnstile/v0/siteverify', 'Verify a token once (Cloudflare Turnstile path and shape)'),
+  /** At Google reCAPTCHA's path, in its shape. */
+  verifyRecaptcha: verify('/recaptcha/api/siteverify', 'Verify a token once (Google reCAPTCHA path and shape)', 'recaptcha'),
+  /** At hCaptcha's path, in its shape. */
+  verifyHcaptcha: verify('/siteverify', 'Verify a token once (hCaptcha path and shape)', 'hcaptcha'),
 });

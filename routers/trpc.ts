@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { AppError, type ErrorCode } from '../src/errors.ts';
+import { AppError, type ErrorKind } from '../src/errors.ts';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
 import { rejectNulCharacters } from '../src/input-guards.ts';
 import type { InnerContext } from './context.ts';
@@ -13,6 +13,8 @@ export type AuthKind = 'public' | 'apiKey' | 'origin' | 'secret';
 export interface RateLimitMeta {
   max: number;
   windowMs: number;
+  /** Counted by the procedure itself, per site and address (siteverify); the facade skips it. */
+  perSite?: boolean;
 }
 
 export type Meta = OpenApiMeta<{
@@ -23,11 +25,13 @@ export type Meta = OpenApiMeta<{
   successStatus?: number;
   /** A binary answer: the procedure returns a Buffer sent with this content type. */
   responseType?: 'image/png';
+  /** More methods serving the same path and procedure (PATCH beside PUT, as Laravel's resource routes). */
+  aliasMethods?: Array<'PUT' | 'PATCH'>;
   /** Failures answered in the siteverify protocol's shape instead of `{message, status}`. */
   errorShape?: 'siteverify';
 }>;
 
-const trpcCodeOf: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
+const trpcCodeOf: Record<ErrorKind, TRPC_ERROR_CODE_KEY> = {
   BAD_REQUEST: 'BAD_REQUEST',
   UNAUTHORIZED: 'UNAUTHORIZED',
   FORBIDDEN: 'FORBIDDEN',
@@ -55,7 +59,10 @@ const t = initTRPC
           httpStatus: shape.data.httpStatus,
           path: shape.data.path,
           appCode: app?.code,
+          /** The stable public code, as in REST error bodies (`ERR_NOT_FOUND`, ...). */
+          errorCode: app?.errorCode,
           errors: app?.errors,
+          reason: app?.reason,
         },
       };
     },
@@ -76,7 +83,6 @@ const mapAppErrors = t.middleware(async ({ next }) => {
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const middleware = t.middleware;
 
 /** Input no procedure can store or mean anything by (REST and /trpc alike). */
 const guardInput = t.middleware(async ({ getRawInput, next }) => {

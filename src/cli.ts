@@ -4,6 +4,7 @@ import { createLogger } from './logger.ts';
 import { openServices, type OpenedServices } from './services.ts';
 import { createUser, describeUser, findUser } from './accounts/users.ts';
 import { createApiKey, describeApiKey, listApiKeys, revokeApiKey } from './accounts/api-keys.ts';
+import { assertEmbeddedDatabaseFree, DatabaseLockedError, EXIT_DATABASE_LOCKED } from './db/lock.ts';
 import { createSite, deleteSite, describeSite, listSites, rotateSecret, updateSite } from './captcha/sites.ts';
 
 /** A CLI command: parsed flags and positionals in, exit code out. Output goes to stdout. */
@@ -17,13 +18,17 @@ Commands:
   key:create --user ID|EMAIL [--name NAME] create an API key (printed once)
   key:list [--user ID|EMAIL]               list API keys (prefixes, never secrets)
   key:revoke ID|PREFIX                     revoke an API key
-  site:create --user ID|EMAIL --name NAME --origin ORIGIN [--origin ORIGIN ...]
+  site:create --user ID|EMAIL --name NAME --origin ORIGIN [--origin ORIGIN ...] [--siteverify-per-minute N]
                                            register a site (secret printed once)
   site:list --user ID|EMAIL                list a user's sites
-  site:update SITEKEY --user ID|EMAIL [--name NAME] [--origin ORIGIN ...]
-                                           rename a site or replace its origins
+  site:update SITEKEY --user ID|EMAIL [--name NAME] [--origin ORIGIN ...] [--siteverify-per-minute N|default]
+                                           rename a site, replace its origins, or raise its
+                                           siteverify limit (calls a minute per address; default 120)
   site:rotate SITEKEY --user ID|EMAIL      new secret (printed once); the old one stops working
-  site:delete SITEKEY --user ID|EMAIL      delete a site`;
+  site:delete SITEKEY --user ID|EMAIL      delete a site
+
+On the embedded database (no DATABASE_URL) the CLI refuses to run while the service is
+running on the same DATA_DIR (exit code 75); stop the service first, or use the HTTP API.`;
 
 const commands: Record<string, Command> = {
   async migrate(s) {
@@ -69,7 +74,9 @@ const commands: Record<string, Command> = {
     if (!flags.name || !flags.origin) return fail('--name and at least one --origin are required');
     const user = await requireUser(s, flags.user);
     if (!user) return 2;
-    const { site, secret } = await createSite(s.orm.em.fork(), user.id, { name: flags.name, origins: flags.origin.split(',') });
+    const perMinute = siteverifyLimit(flags['siteverify-per-minute']);
+    if (perMinute === false) return fail('--siteverify-per-minute takes a whole number from 1 to 1000000, or default');
+    const { site, secret } = await createSite(s.orm.em.fork(), user.id, { name: flags.name, origins: flags.origin.split(','), siteverifyPerMinute: perMinute });
     console.log(JSON.stringify(describeSite(site)));
     console.log(`Site secret (shown once, keep it): ${secret}`);
     return 0;
@@ -83,7 +90,9 @@ const commands: Record<string, Command> = {
   async 'site:update'(s, flags, args) {
     const user = await requireUser(s, flags.user);
     if (!user || !args[0]) return fail('give the sitekey and --user');
-    const site = await updateSite(s.orm.em.fork(), user.id, args[0], { name: flags.name, origins: flags.origin?.split(',') });
+    const perMinute = siteverifyLimit(flags['siteverify-per-minute']);
+    if (perMinute === false) return fail('--siteverify-per-minute takes a whole number from 1 to 1000000, or default');
+    const site = await updateSite(s.orm.em.fork(), user.id, args[0], { name: flags.name, origins: flags.origin?.split(','), siteverifyPerMinute: perMinute });
     console.log(JSON.stringify(describeSite(site)));
     return 0;
   },
@@ -114,6 +123,14 @@ async function requireUser(s: OpenedServices, idOrEmail: string | undefined) {
   return user;
 }
 
+/** `--siteverify-per-minute`: undefined when absent, null for `default`, false when invalid. */
+function siteverifyLimit(value: string | undefined): number | null | undefined | false {
+  if (value === undefined) return undefined;
+  if (value === 'default') return null;
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 1 && n <= 1_000_000 ? n : false;
+}
+
 function fail(message: string): number {
   console.error(`error: ${message}`);
   return 2;
@@ -130,7 +147,7 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({
       args: rest,
-      options: { name: { type: 'string' }, email: { type: 'string' }, user: { type: 'string' }, origin: { type: 'string', multiple: true } },
+      options: { name: { type: 'string' }, email: { type: 'string' }, user: { type: 'string' }, origin: { type: 'string', multiple: true }, 'siteverify-per-minute': { type: 'string' } },
       allowPositionals: true,
     });
   } catch (err) {
@@ -143,8 +160,18 @@ export async function runCli(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) return fail(`configuration: ${err.message}`);
     throw err;
   }
-  // The CLI keeps stdout for its own output; logs go nowhere below warnings.
-  const services = await openServices(config, createLogger('warn'));
+  // The embedded database has one owner (src/db/lock.ts): while the service runs on it, the
+  // CLI refuses before touching any file in DATA_DIR.
+  let services: OpenedServices;
+  try {
+    if (config.embedded) await assertEmbeddedDatabaseFree(config.DATA_DIR);
+    // The CLI keeps stdout for its own output; logs go nowhere below warnings.
+    services = await openServices(config, createLogger('warn'));
+  } catch (err) {
+    if (!(err instanceof DatabaseLockedError)) throw err;
+    fail(err.message);
+    return EXIT_DATABASE_LOCKED;
+  }
   try {
     const flags = Object.fromEntries(
       Object.entries(parsed.values).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v as string | undefined)]),

@@ -27,6 +27,15 @@ const jsonObject = z.string().transform((text, ctx) => {
   return z.NEVER;
 });
 
+function publicUrlOk(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash && !text.includes('?') && !text.includes('#');
+  } catch {
+    return false;
+  }
+}
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -51,6 +60,7 @@ const envSchema = z.object({
   ANALYZER_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
   ANALYZER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   ANALYZER_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  ANALYZER_CHECK_BUDGET_MS: z.coerce.number().int().min(10).default(5_000),
   /** JSON object overriding analyzer thresholds, e.g. {"maxLoadTimeMs": 3000}. */
   ANALYZER_THRESHOLDS: jsonObject.optional(),
   /** JSON object overriding importance weights, e.g. {"high": 10, "medium": 5, "low": 2}. */
@@ -72,6 +82,24 @@ const envSchema = z.object({
   METRICS_ENABLED: booleanFlag.default(true),
   /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(1).max(512).optional(),
+  /**
+   * The service's public address (scheme://host[:port][/prefix]) for absolute links in
+   * responses (pagination). Unset: links are root-relative. Never taken from request headers.
+   */
+  PUBLIC_URL: z
+    .string()
+    .max(512)
+    .refine((v) => publicUrlOk(v), 'must be an http(s) URL without credentials, query or fragment')
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
+  /** Google Safe Browsing API key: enables the `gsb` check. Unset: the check is left out. */
+  GSB_API_KEY: z.string().min(1).max(512).optional(),
+  /** Safe Browsing API base URL (tests point it at a local fake). */
+  GSB_BASE_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL')
+    .transform((v) => v.replace(/\/+$/, ''))
+    .default('https://safebrowsing.googleapis.com'),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -96,7 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    const shown = name in cleaned && name !== 'TOKEN_KEY' && name !== 'METRICS_TOKEN' ? ` (got "${cleaned[name]}")` : '';
+    const safe = name in cleaned && !SECRET_VARIABLES.has(name) ? redactSecrets(cleaned[name]!) : undefined;
+    const shown = safe === undefined ? '' : ` (got "${safe}")`;
     throw new ConfigError(`Invalid ${name}${shown}: ${issue.message}`);
   }
   const { TOKEN_KEY, ...rest } = parsed.data;
@@ -105,6 +134,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenKey: TOKEN_KEY ? decodeKey(TOKEN_KEY) : undefined,
     embedded: !rest.DATABASE_URL,
   };
+}
+
+/** Variables whose value is a secret as a whole: never shown in an error. */
+const SECRET_VARIABLES = new Set(['TOKEN_KEY', 'METRICS_TOKEN', 'GSB_API_KEY']);
+
+/**
+ * A bad value as an error may show it: a URL with its password and query values replaced by
+ * `***` (`postgresql://app:***@db/x`); `undefined` (not shown at all) when it looks like a URL
+ * with credentials that does not parse, so no part of a secret can leak.
+ */
+export function redactSecrets(value: string): string | undefined {
+  if (!value.includes('://') && !value.includes('@')) return value;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  if (url.password) url.password = '***';
+  for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, '***');
+  return url.toString().replace(/%2A%2A%2A/g, '***');
 }
 
 function decodeKey(text: string): Buffer {

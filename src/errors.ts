@@ -1,6 +1,9 @@
 /**
  * The closed set of failures the service reports. Procedures and src/ functions throw
- * `AppError`; the facade maps `code` to HTTP through `httpStatusOf` and nothing else.
+ * `AppError(kind, message, {code?})`: the kind picks the HTTP status (one table,
+ * `errorStatus`), the code is the stable name clients match on (`errorCodes`; the kind's
+ * default when not given). The facade turns it into `{code, message, status, errors?}` in
+ * one place (facade/errors.ts).
  */
 export const errorStatus = {
   BAD_REQUEST: 400,
@@ -16,33 +19,114 @@ export const errorStatus = {
   UNAVAILABLE: 503,
 } as const;
 
-export type ErrorCode = keyof typeof errorStatus;
+/** The kind of a failure; it decides the HTTP status. */
+export type ErrorKind = keyof typeof errorStatus;
+/** @deprecated The old name of `ErrorKind`; `AppError#code` is now the public code. */
+export type ErrorCode = ErrorKind;
+
+/**
+ * Every code an error body may carry, with its status and what it means. Codes are stable:
+ * a client may match on them; messages are for people and may change. README's table of
+ * error codes and the OpenAPI document are made from this list.
+ */
+export const errorCodes = {
+  ERR_BAD_REQUEST: { status: 400, description: 'The request or its body could not be parsed.' },
+  ERR_UNAUTHORIZED: { status: 401, description: 'Credentials are missing or not valid for this route.' },
+  ERR_API_KEY_MISSING: { status: 401, description: 'No `Authorization: Bearer <API key>` header.' },
+  ERR_API_KEY_INVALID: { status: 401, description: 'The API key is malformed, unknown or revoked.' },
+  ERR_FORBIDDEN: { status: 403, description: 'The caller may not do this.' },
+  ERR_ORIGIN_NOT_ALLOWED: {
+    status: 403,
+    description: 'A browser route called without an Origin registered for the sitekey.',
+  },
+  ERR_NOT_FOUND: { status: 404, description: 'No such route or resource (or not yours).' },
+  ERR_METHOD_NOT_ALLOWED: { status: 405, description: 'The route exists, not with this method; see `Allow`.' },
+  ERR_REQUEST_TIMEOUT: { status: 408, description: 'The request (headers or body) did not arrive in time.' },
+  ERR_PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than `BODY_LIMIT_BYTES`.' },
+  ERR_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    description: 'The body is neither JSON nor `application/x-www-form-urlencoded`.',
+  },
+  ERR_VALIDATION: { status: 422, description: 'The input is not valid; `errors` lists the fields.' },
+  ERR_ANALYSIS_FAILED: {
+    status: 422,
+    description: 'The page could not be analysed (DNS, refused, timeout, TLS, not HTML, forbidden address).',
+  },
+  ERR_RATE_LIMITED: { status: 429, description: 'Too many requests; see `Retry-After`.' },
+  ERR_HEADERS_TOO_LARGE: { status: 431, description: 'The request headers are too large.' },
+  ERR_INTERNAL: { status: 500, description: 'An unexpected failure; the response tells nothing more.' },
+  ERR_UNAVAILABLE: { status: 503, description: 'A dependency is unavailable; retry after `Retry-After`.' },
+  ERR_ANALYZER_BUSY: { status: 503, description: 'All analysis slots and the queue are busy; see `Retry-After`.' },
+  ERR_NOT_READY: { status: 503, description: '`/readyz`: the database or the store is down.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+/** A stable error code as sent to clients, such as `ERR_NOT_FOUND`. */
+export type PublicErrorCode = keyof typeof errorCodes;
+
+/** The codes that may accompany a kind: those documented with the kind's status. */
+export type CodeOf<K extends ErrorKind> = {
+  [C in PublicErrorCode]: (typeof errorCodes)[C]['status'] extends (typeof errorStatus)[K] ? C : never;
+}[PublicErrorCode];
+
+/** The code of a failure that names no more specific one. */
+export const defaultCodeOf: { [K in ErrorKind]: CodeOf<K> } = {
+  BAD_REQUEST: 'ERR_BAD_REQUEST',
+  UNAUTHORIZED: 'ERR_UNAUTHORIZED',
+  FORBIDDEN: 'ERR_FORBIDDEN',
+  NOT_FOUND: 'ERR_NOT_FOUND',
+  METHOD_NOT_ALLOWED: 'ERR_METHOD_NOT_ALLOWED',
+  PAYLOAD_TOO_LARGE: 'ERR_PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'ERR_UNSUPPORTED_MEDIA_TYPE',
+  VALIDATION_FAILED: 'ERR_VALIDATION',
+  RATE_LIMITED: 'ERR_RATE_LIMITED',
+  INTERNAL: 'ERR_INTERNAL',
+  UNAVAILABLE: 'ERR_UNAVAILABLE',
+};
 
 /** Field name to its messages, as in Laravel's validation errors. */
 export type FieldErrors = Record<string, string[]>;
 
 export interface AppErrorOptions {
+  /**
+   * The stable code clients see; the kind's default (`defaultCodeOf`) when absent, or when
+   * the code is documented with another status than the kind's.
+   */
+  code?: PublicErrorCode;
   errors?: FieldErrors;
   /** Seconds, sent as Retry-After on 429 and 503. */
   retryAfter?: number;
   /** Extra response headers (such as Allow on 405). */
   headers?: Record<string, string>;
+  /** A machine-readable cause within the code (the analyzer's failure reason on a 422). */
+  reason?: string;
   cause?: unknown;
 }
 
 export class AppError extends Error {
   override name = 'AppError';
-  readonly code: ErrorCode;
+  /** The kind (it decides the status). Kept under its old name `code` for callers that match on it. */
+  readonly code: ErrorKind;
+  /** The stable public code, such as `ERR_RATE_LIMITED`. */
+  readonly errorCode: PublicErrorCode;
   readonly errors?: FieldErrors;
   readonly retryAfter?: number;
   readonly headers?: Record<string, string>;
+  readonly reason?: string;
 
-  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+  constructor(kind: ErrorKind, message: string, options: AppErrorOptions = {}) {
     super(message, { cause: options.cause });
-    this.code = code;
+    this.code = kind;
+    const code = options.code;
+    this.errorCode = code && errorCodes[code].status === errorStatus[kind] ? code : defaultCodeOf[kind];
     this.errors = options.errors;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers;
+    this.reason = options.reason;
+  }
+
+  /** The kind (the same as `code`). */
+  get kind(): ErrorKind {
+    return this.code;
   }
 
   get status(): number {
@@ -50,15 +134,19 @@ export class AppError extends Error {
   }
 }
 
-/** A 422 for one field. */
-export function validationError(field: string, message: string): AppError {
-  return new AppError('VALIDATION_FAILED', message, { errors: { [field]: [message] } });
+/**
+ * A 422 for one field; `code` names the failure when it is more than bad input, `reason` a
+ * machine-readable cause within it (the analyzer's failure reason).
+ */
+export function validationError(
+  field: string,
+  message: string,
+  options: { code?: CodeOf<'VALIDATION_FAILED'>; reason?: string } = {},
+): AppError {
+  const { code = 'ERR_VALIDATION', reason } = options;
+  return new AppError('VALIDATION_FAILED', message, { code, errors: { [field]: [message] }, reason });
 }
 
 export function notFound(what = 'Resource'): AppError {
   return new AppError('NOT_FOUND', `${what} not found.`);
-}
-
-export function httpStatusOf(code: ErrorCode): number {
-  return errorStatus[code];
 }

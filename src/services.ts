@@ -1,11 +1,22 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { resolveTokenKey } from './config.ts';
 import { initORM, migrate, type Database } from './db/orm.ts';
 import { openStores, type Stores } from './stores/index.ts';
-import type { Services } from '../routers/context.ts';
-import { createReportAnalyzer } from './reports/analysis.ts';
-import { createMetrics, instrumentStores } from './metrics.ts';
+import { createReportAnalyzer, type ReportAnalyzer } from './reports/analysis.ts';
+import { createMetrics, instrumentStores, type Metrics } from './metrics.ts';
+
+/** Long-lived things a request may use; built once at start by `openServices`. */
+export interface Services {
+  config: Config;
+  orm: MikroORM;
+  stores: Stores;
+  log: Logger;
+  analyzer: ReportAnalyzer;
+  /** Prometheus metrics of this instance (src/metrics.ts). */
+  metrics: Metrics;
+}
 
 export interface OpenedServices extends Services {
   db: Database;
@@ -49,7 +60,7 @@ export async function openServices(
     db,
     migrationsApplied: applied,
     async close() {
-      await analyzer.close?.().catch((err: unknown) => log.warn({ err }, 'closing the browser failed'));
+      await analyzer.close().catch((err) => log.warn({ err }, 'closing the check workers or the browser failed'));
       await opened.close().catch((err) => log.warn({ err }, 'closing stores failed'));
       await db.close().catch((err) => log.warn({ err }, 'closing database failed'));
     },

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, constants as zlib } from 'node:zlib';
-import { build } from 'esbuild';
 
-/** The browser widget, bundled once per process. */
+/** A browser bundle, built once per process (or ahead, by `npm run build`). */
 export interface WidgetBundle {
-  /** Minified JavaScript (an IIFE). */
+  /** Minified JavaScript. */
   code: Buffer;
   /** The same, gzip-compressed at the highest level (served when the browser accepts it). */
   gzip: Buffer;
@@ -15,40 +15,100 @@ export interface WidgetBundle {
   version: string;
 }
 
+/** One browser bundle: its output name and its TypeScript entry (relative to this file). */
+export interface WidgetEntry {
+  /** File name of the built bundle, e.g. `widget.js`. */
+  name: string;
+  /** Entry point, relative to this module (`./widget/index.ts`). */
+  source: string;
+  format: 'iife' | 'esm';
+}
+
+/**
+ * Every browser bundle the service serves. `npm run build` (scripts/build.ts) builds each of
+ * them into dist/public/ ahead of time; a new bundle is one more line here.
+ */
+export const WIDGET_ENTRIES: WidgetEntry[] = [
+  { name: 'widget.js', source: './widget/index.ts', format: 'iife' },
+  // The proof-of-work Web Worker, fetched by the widget and started from a Blob URL (src/widget/work.ts).
+  { name: 'widget-worker.js', source: './widget/work-worker.ts', format: 'iife' },
+  // The providers' drop-in scripts (src/widget/compat/scripts.ts maps them to their paths).
+  { name: 'turnstile.js', source: './widget/compat/turnstile.ts', format: 'iife' },
+  { name: 'recaptcha.js', source: './widget/compat/recaptcha.ts', format: 'iife' },
+  { name: 'hcaptcha.js', source: './widget/compat/hcaptcha.ts', format: 'iife' },
+];
+
 /** Entry point of the widget's TypeScript sources. */
 export const WIDGET_ENTRY = fileURLToPath(new URL('./widget/index.ts', import.meta.url));
 
 /** Browsers the bundle targets: evergreen ones from 2021 on (Worker, WebCrypto, shadow DOM). */
 export const WIDGET_TARGET = ['chrome90', 'firefox90', 'safari15', 'edge90'];
 
-let cached: Promise<WidgetBundle> | undefined;
-
 /**
- * Bundles src/widget with esbuild's JS API, in memory, minified. The first call builds;
- * later calls share the result. A failed build is not cached, so a later call retries.
+ * Where `npm run build` writes the bundles: dist/public/, beside the compiled dist/src/.
+ * Only the compiled service reads from there; under tsx the sources are bundled in memory.
  */
+export const PREBUILT_DIR = new URL('../public/', import.meta.url);
+const compiled = import.meta.url.endsWith('.js');
+
+const cached = new Map<string, Promise<WidgetBundle>>();
+
+/** The browser widget (widget.js). */
 export function widgetBundle(): Promise<WidgetBundle> {
-  cached ??= bundle().catch((err) => {
-    cached = undefined;
-    throw err;
-  });
-  return cached;
+  return bundleNamed('widget.js');
 }
 
-async function bundle(): Promise<WidgetBundle> {
-  const result = await build({
-    entryPoints: [WIDGET_ENTRY],
+/**
+ * The bundle `name` of WIDGET_ENTRIES. The compiled service reads the file built ahead
+ * (no bundler in the serving process); under tsx the first call bundles the sources with
+ * esbuild in memory. Later calls share the result; a failed build is not cached.
+ */
+export function bundleNamed(name: string): Promise<WidgetBundle> {
+  let pending = cached.get(name);
+  if (!pending) {
+    pending = load(name).catch((err) => {
+      cached.delete(name);
+      throw err;
+    });
+    cached.set(name, pending);
+  }
+  return pending;
+}
+
+async function load(name: string): Promise<WidgetBundle> {
+  const entry = WIDGET_ENTRIES.find((e) => e.name === name);
+  if (!entry) throw new Error(`no widget bundle named ${name}`);
+  const prebuilt = new URL(name, PREBUILT_DIR);
+  if (compiled) {
+    if (!existsSync(prebuilt)) throw new Error(`${fileURLToPath(prebuilt)} is missing: run npm run build`);
+    return describe(readFileSync(prebuilt));
+  }
+  return describe(await buildWidgetEntry(entry));
+}
+
+/** Bundles one entry with esbuild's JS API, in memory, minified (dev, tests and the build). */
+export async function buildWidgetEntry(entry: WidgetEntry): Promise<Buffer> {
+  // Loaded only here: the compiled service never imports the bundler.
+  const { build } = await import('esbuild');
+  const options = {
     bundle: true,
     minify: true,
-    format: 'iife',
     platform: 'browser',
     target: WIDGET_TARGET,
     write: false,
     legalComments: 'none',
     charset: 'utf8',
     logLevel: 'silent',
+  } as const;
+  const result = await build({
+    ...options,
+    entryPoints: [fileURLToPath(new URL(entry.source, import.meta.url))],
+    format: entry.format,
   });
-  const code = Buffer.from(result.outputFiles[0]!.contents);
+  return Buffer.from(result.outputFiles[0]!.contents);
+}
+
+function describe(code: Buffer): WidgetBundle {
   const hash = createHash('sha256').update(code).digest('hex');
   return {
     code,

@@ -20,9 +20,9 @@ interface Started {
   output: () => string;
 }
 
-/** Starts `src/main.ts` as `npm start` would, on embedded defaults, and waits for its URL. */
+/** Starts `bin/server.ts` as `npm start` would, on embedded defaults, and waits for its URL. */
 function startMain(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -71,7 +71,7 @@ describe('npm start on embedded defaults', () => {
   }, 120_000);
 
   it('stops with one clear line naming a bad variable', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', PORT: 'eighty' },
       stdio: ['ignore', 'pipe', 'pipe'],

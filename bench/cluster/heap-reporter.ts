@@ -1,5 +1,5 @@
-// Heap sampling for benchmark children, loaded beside tsx without touching src/main.ts:
-//   node --expose-gc --import tsx --import ./bench/cluster/heap-reporter.ts src/main.ts
+// Heap sampling for benchmark children, loaded beside tsx without touching bin/server.ts:
+//   node --expose-gc --import tsx --import ./bench/cluster/heap-reporter.ts bin/server.ts
 // On SIGUSR2, and every HEAP_REPORT_MS milliseconds when that is set, it runs a full GC
 // (when --expose-gc gave us global.gc) and prints one line to stdout:
 //   HEAP {"t":<epoch ms>,"pid":…,"gc":true,"heapUsed":…,"heapTotal":…,"external":…,"rss":…}

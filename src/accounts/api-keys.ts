@@ -62,13 +62,17 @@ export function parseBearer(header: string | undefined): string | undefined {
 export async function authenticateApiKey(em: EntityManager, authorization: string | undefined): Promise<ApiKey> {
   const token = parseBearer(authorization);
   if (!token) {
-    throw new AppError('UNAUTHORIZED', authorization ? 'Malformed Authorization header; expected "Bearer <API key>".' : 'Missing API key.');
+    throw authorization
+      ? new AppError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API key>".', { code: 'ERR_API_KEY_INVALID' })
+      : new AppError('UNAUTHORIZED', 'Missing API key.', { code: 'ERR_API_KEY_MISSING' });
   }
   const match = keyPattern.exec(token);
   const row = match ? await em.findOne(ApiKeySchema, { prefix: match[1] }, { populate: ['user'] }) : null;
   const expected = row ? Buffer.from(row.hash, 'hex') : unknownKeyHash;
   const matches = timingSafeEqual(expected, hashApiKey(token)) && row !== null;
-  if (!matches || !row || row.revokedAt) throw new AppError('UNAUTHORIZED', 'Invalid or revoked API key.');
+  if (!matches || !row || row.revokedAt) {
+    throw new AppError('UNAUTHORIZED', 'Invalid or revoked API key.', { code: 'ERR_API_KEY_INVALID' });
+  }
   await touchLastUsed(em, row);
   return row;
 }

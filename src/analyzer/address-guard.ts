@@ -145,7 +145,8 @@ export class AddressGuard {
 
   /**
    * Check the host of `url` and return the address to connect to. Rejects with
-   * `forbidden_address` (any resolved address refused) or `dns` before any connection is made.
+   * `forbidden_address` (any resolved address refused; the message never names the resolved
+   * addresses) or `dns` before any connection is made.
    */
   pin(url: URL): Promise<string> {
     const key = hostKey(url.hostname);
@@ -185,14 +186,10 @@ export class AddressGuard {
     if (addresses.length === 0) {
       throw new AnalyzeError('dns', `The host name ${key} has no addresses.`);
     }
-    for (const { address } of addresses) {
-      const verdict = this.verdict(address);
-      if (!verdict.allowed) {
-        throw new AnalyzeError(
-          'forbidden_address',
-          `The host ${key} resolves to ${describeRange(verdict.range)} (${verdict.address}), which is not allowed.`,
-        );
-      }
+    // One sentence for every refusal of a name: what a name resolves to inside this server's
+    // network is not the client's to learn (an IP literal in the URL is named, it is theirs).
+    if (addresses.some(({ address }) => !this.verdict(address).allowed)) {
+      throw new AnalyzeError('forbidden_address', `The host ${key} resolves to an address that is not allowed.`);
     }
     const chosen = addresses.find((a) => a.family === 4) ?? addresses[0]!;
     const address = ipaddr.process(chosen.address).toString();

@@ -1,15 +1,16 @@
 /**
  * analyzeUrl: fetch the page and its auxiliary resources, parse once, run every check, score.
  */
+import { performance } from 'node:perf_hooks';
 import { parseTargetUrl } from './address-guard.ts';
 import { fetchAuxiliary } from './auxiliary.ts';
 import { decodeHtml } from './body.ts';
+import { runPageChecks, type CheckInput } from './check-worker.ts';
 import type { CheckCategory, CheckResult } from './checks/types.ts';
-import { AnalyzeError } from './errors.ts';
+import { AnalyzeError, deadlineError } from './errors.ts';
 import { Fetcher } from './fetcher.ts';
 import type { AnalyzerOptions } from './options.ts';
-import { PageContext } from './page.ts';
-import { runChecks, scoreResults, type Grade } from './scoring.ts';
+import { scoreResults, type Grade } from './scoring.ts';
 
 /** The report of one analysis. */
 export interface AnalysisResult {
@@ -38,28 +39,41 @@ function looksLikeHtml(text: string): boolean {
   return /^\s*</.test(text.slice(0, 1024).replace(/^\uFEFF/, ''));
 }
 
+/** Share of the deadline kept for the checks: auxiliary fetches end this long before it, at most. */
+function checksReserveMs(opts: AnalyzerOptions): number {
+  return Math.min(opts.checkBudgetMs, opts.totalTimeoutMs / 5);
+}
+
 /**
  * Analyze the page at `url`. Rejects with {@link AnalyzeError} when the page cannot be
- * fetched (its `reason` says why), or with the abort reason when `signal` aborts.
+ * fetched or checked (its `reason` says why), or with the abort reason when `signal` aborts.
+ * The whole analysis (fetches, decoding, checks) ends by `opts.totalTimeoutMs`, wall clock:
+ * past it everything under way is stopped and the analysis fails with `timeout`.
  * Auxiliary fetches (robots.txt, 404 probe, sitemap, http:// variant) never fail the
  * analysis; they only fail their checks.
  */
 export async function analyzeUrl(url: string, opts: AnalyzerOptions, signal?: AbortSignal): Promise<AnalysisResult> {
   signal?.throwIfAborted();
   const requested = parseTargetUrl(url);
-  const fetcher = new Fetcher(opts, signal);
+  const deadlineMs = opts.totalTimeoutMs;
+  const deadlineAt = performance.now() + deadlineMs;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(deadlineError(requested.href, deadlineMs)), deadlineMs);
+  const bound = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+  const remaining = (): number => Math.max(1, deadlineAt - performance.now());
+  const fetcher = new Fetcher(opts, bound);
   try {
-    const response = await fetcher.fetch(requested, { requireHtml: true, requireSuccess: true });
-    const auxiliary = fetchAuxiliary(fetcher, response.url, opts.totalTimeoutMs);
-    auxiliary.catch(() => undefined); // observed below; avoid an unhandled rejection while parsing
+    const response = await fetcher.fetch(requested, { requireHtml: true, requireSuccess: true, timeoutMs: remaining() });
+    const auxiliary = fetchAuxiliary(fetcher, response.url, Math.max(1, remaining() - checksReserveMs(opts)));
+    auxiliary.catch(() => undefined); // observed below; avoid an unhandled rejection while decoding
     const bytes = response.body!.bytes;
     const html = decodeHtml(bytes, response.headers['content-type']);
     if (!response.headers['content-type'] && !looksLikeHtml(html)) {
       throw new AnalyzeError('not_html', 'The page is not an HTML document (no Content-Type, and the body is not markup).');
     }
-    const page = new PageContext({
-      url: response.url,
-      requestedUrl: requested,
+    const input: CheckInput = {
+      url: response.url.href,
+      requestedUrl: requested.href,
       html,
       status: response.status,
       headers: response.headers,
@@ -69,10 +83,12 @@ export async function analyzeUrl(url: string, opts: AnalyzerOptions, signal?: Ab
       decodedBytes: response.body!.decodedBytes,
       thresholds: opts.thresholds,
       userAgent: opts.userAgent,
-    });
-    page.aux = await auxiliary;
-    signal?.throwIfAborted();
-    const results = runChecks(page);
+    };
+    input.aux = await auxiliary;
+    bound.throwIfAborted();
+    const results = opts.checkPool
+      ? await opts.checkPool.run(input, opts.checkBudgetMs, bound)
+      : runPageChecks(input);
     const { score, result } = scoreResults(Object.values(results).flat(), opts.weights);
     return {
       requestedUrl: requested.href,
@@ -85,7 +101,11 @@ export async function analyzeUrl(url: string, opts: AnalyzerOptions, signal?: Ab
       status: response.status,
       timings: { ttfbMs: Math.round(response.ttfbMs), totalMs: Math.round(response.totalMs) },
     };
+  } catch (err) {
+    if (deadline.signal.aborted && !signal?.aborted) throw deadline.signal.reason;
+    throw err;
   } finally {
+    clearTimeout(timer);
     await fetcher.close();
   }
 }

@@ -5,6 +5,7 @@
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { AnalyzeError } from './errors.ts';
+import { metaCharset } from './scan.ts';
 
 /** A fully read (or deliberately truncated) body. */
 export interface ReadBody {
@@ -17,11 +18,13 @@ export interface ReadBody {
   truncated: boolean;
 }
 
-/** How much to read. */
+/** How much to read, and until when. */
 export interface BodyLimits {
   maxBytes: number;
   /** Stop quietly at the cap instead of failing with `too_large`. */
   truncate: boolean;
+  /** Stops reading and decoding at once when it aborts; the read then rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 type Decoder = zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress;
@@ -63,10 +66,13 @@ function tooLarge(maxBytes: number): AnalyzeError {
 
 /**
  * Read `body`, decoding `contentEncoding`. Past `maxBytes` (compressed or decoded) reading
- * stops: the body is destroyed and either `too_large` is thrown or, in truncate mode, the
- * first `maxBytes` decoded bytes are returned.
+ * stops at once: the body and the decoder are destroyed (a compression bomb costs at most
+ * the decoder's current step, not the rest of its output), and either `too_large` is thrown
+ * or, in truncate mode, the first `maxBytes` decoded bytes are returned. When
+ * `limits.signal` aborts, both are destroyed the same way and the read rejects with its reason.
  */
 export async function readBody(body: Readable, contentEncoding: string | undefined, limits: BodyLimits): Promise<ReadBody> {
+  const { signal } = limits;
   const encodings = encodingsOf(contentEncoding);
   if (encodings.length > 1) {
     body.destroy();
@@ -77,7 +83,13 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
   let decoded = 0;
   let full = false;
   let failure: unknown;
+  let decoder: Decoder | undefined;
+  let decoderDone: Promise<void> | undefined;
 
+  const stop = (): void => {
+    body.destroy();
+    decoder?.destroy();
+  };
   const accept = (chunk: Buffer): void => {
     if (full) return;
     const room = limits.maxBytes - decoded;
@@ -85,33 +97,35 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
       if (room > 0) chunks.push(chunk.subarray(0, room));
       decoded += Math.max(room, 0);
       full = true;
+      stop();
       return;
     }
     chunks.push(chunk);
     decoded += chunk.length;
   };
 
-  let decoder: Decoder | undefined;
-  let decoderDone: Promise<void> | undefined;
+  signal?.addEventListener('abort', stop, { once: true });
   try {
+    signal?.throwIfAborted();
     for await (const raw of body) {
       const chunk = raw as Buffer;
       transferred += chunk.length;
       if (transferred > limits.maxBytes) {
-        full = true;
         if (!decoder) accept(chunk);
+        full = true;
         break;
       }
       if (encodings.length === 0) {
         accept(chunk);
       } else {
         if (!decoder) {
-          decoder = createDecoder(encodings[0]!, chunk);
-          decoder.on('data', accept);
+          const created = createDecoder(encodings[0]!, chunk);
+          decoder = created;
+          created.on('data', accept);
           decoderDone = new Promise<void>((resolve) => {
-            decoder!.once('end', resolve);
-            decoder!.once('close', resolve);
-            decoder!.once('error', (err) => {
+            created.once('end', resolve);
+            created.once('close', resolve);
+            created.once('error', (err) => {
               failure = err;
               resolve();
             });
@@ -119,16 +133,19 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
         }
         if (!decoder.write(chunk)) await waitDrain(decoder);
       }
-      if (full || failure) break;
+      if (full || failure || signal?.aborted) break;
     }
+    if (decoder && decoderDone && !full && !failure && !signal?.aborted) {
+      decoder.end();
+      await decoderDone;
+    }
+  } catch (err) {
+    if (!signal?.aborted && !full) throw err;
   } finally {
-    if (full || failure) body.destroy();
+    signal?.removeEventListener('abort', stop);
+    if (full || failure || signal?.aborted) stop();
   }
-  if (decoder && decoderDone) {
-    if (full) decoder.destroy();
-    else decoder.end();
-    await decoderDone;
-  }
+  signal?.throwIfAborted();
   if (failure && !full) throw failure;
   if (full && !limits.truncate) throw tooLarge(limits.maxBytes);
   return { bytes: Buffer.concat(chunks), transferredBytes: transferred, decodedBytes: decoded, truncated: full };
@@ -163,8 +180,7 @@ export function decodeHtml(bytes: Buffer, contentType: string | undefined): stri
   label ??= charsetFromContentType(contentType);
   if (!label) {
     const head = bytes.subarray(0, 1024).toString('latin1');
-    const meta = /<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)/i.exec(head);
-    label = meta?.[1];
+    label = metaCharset(head)?.toLowerCase();
   }
   if (!label || label === 'utf-8' || label === 'utf8') return bytes.toString('utf8').replace(/^\uFEFF/, '');
   try {

@@ -14,7 +14,8 @@ export type AnalyzeFailure =
   | 'too_large'
   | 'too_many_redirects'
   | 'http_error'
-  | 'network';
+  | 'network'
+  | 'check_budget';
 
 /** A failed analysis. `message` is a human sentence naming the cause. */
 export class AnalyzeError extends Error {
@@ -90,6 +91,16 @@ export function toAnalyzeError(err: unknown, url: string): AnalyzeError {
 /** A timeout AnalyzeError for `url`. */
 export function timeoutError(url: string, ms: number): AnalyzeError {
   return new AnalyzeError('timeout', `The page at ${safeHost(url)} did not load within ${ms} ms.`);
+}
+
+/** The AnalyzeError of an analysis that missed its wall-clock deadline (`ANALYZER_TIMEOUT_MS`). */
+export function deadlineError(url: string, ms: number): AnalyzeError {
+  return new AnalyzeError('timeout', `The analysis of ${safeHost(url)} did not finish within ${ms} ms.`);
+}
+
+/** The AnalyzeError of an analysis whose checks ran past their CPU budget (`ANALYZER_CHECK_BUDGET_MS`). */
+export function checkBudgetError(ms: number): AnalyzeError {
+  return new AnalyzeError('check_budget', `The page's checks did not finish within their ${ms} ms budget.`);
 }
 
 function safeHost(url: string): string {

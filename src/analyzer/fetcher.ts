@@ -145,7 +145,7 @@ export class Fetcher {
         if (refusal) throw refusal;
         return response;
       }
-      response.body = await readBody(res.body, headers['content-encoding'], { maxBytes, truncate: spec.truncate ?? false });
+      response.body = await readBody(res.body, headers['content-encoding'], { maxBytes, truncate: spec.truncate ?? false, signal });
       response.totalMs = performance.now() - started;
       return response;
     }

@@ -11,5 +11,6 @@ export {
   type Thresholds,
 } from './options.ts';
 export { AnalysisPool, SaturatedError } from './pool.ts';
+export { CheckPool, type CheckPoolOptions } from './check-pool.ts';
 export type { CheckCategory, CheckResult, Importance } from './checks/types.ts';
 export { allChecks, gradeOf, type Grade } from './scoring.ts';

@@ -1,6 +1,7 @@
 /**
  * Analyzer options: network limits, check thresholds and scoring weights, with defaults.
  */
+import type { CheckPool } from './check-pool.ts';
 
 /** Limits the checks compare against. All are inclusive bounds. */
 export interface Thresholds {
@@ -42,11 +43,23 @@ export interface AnalyzerOptions {
   /** TCP + TLS connect timeout per connection, ms. Default 5000. */
   connectTimeoutMs: number;
   /**
-   * Budget for the whole page fetch (all redirect hops and the body), ms. Default 15000. The
-   * auxiliary fetches (robots.txt, sitemap, 404 probe, http:// variant) share a second budget
-   * of the same length, so an analysis takes at most about twice this.
+   * Wall-clock deadline of the whole analysis, ms: page fetch (redirects, body, decoding),
+   * auxiliary fetches and checks. Default 15000. Past it every fetch and decoder is stopped
+   * and the analysis fails with `timeout`. The auxiliary fetches (robots.txt, sitemap, 404
+   * probe, http:// variant) end early enough to leave the checks a share of it.
    */
   totalTimeoutMs: number;
+  /**
+   * CPU budget of the checks of one page (parse included), ms, counted from the moment a
+   * worker starts them. Default 5000. Past it the worker is terminated and the analysis
+   * fails with `check_budget`. Applies when `checkPool` is set.
+   */
+  checkBudgetMs: number;
+  /**
+   * The worker pool the checks run in. Without one they run on the calling thread, unbounded:
+   * for unit tests and library use only; the service always gives one.
+   */
+  checkPool?: CheckPool;
   /** Largest body read, compressed or decoded, bytes. Default 5 MiB. */
   maxBodyBytes: number;
   /** Most redirects followed. Default 10. */
@@ -55,7 +68,7 @@ export interface AnalyzerOptions {
   userAgent: string;
   /** Check thresholds; see {@link Thresholds}. */
   thresholds: Thresholds;
-  /** Score weight of a check by importance. Defaults high=10, medium=5, low=2 (see scoring.ts). */
+  /** Score weight of a check by importance. Defaults high=10, medium=5, low=0, as phpRank's (see scoring.ts). */
   weights: Record<'high' | 'medium' | 'low', number>;
   /**
    * DNS resolver, injectable for tests. Defaults to `dns.promises.lookup(host, { all: true })`.
@@ -103,11 +116,12 @@ export function defaultAnalyzerOptions(overrides: AnalyzerOptionsOverrides = {})
     allowPrivate: false,
     connectTimeoutMs: 5000,
     totalTimeoutMs: 15000,
+    checkBudgetMs: 5000,
     maxBodyBytes: 5 * 1024 * 1024,
     maxRedirects: 10,
     userAgent: defaultUserAgent,
     thresholds: { ...defaultThresholds },
-    weights: { high: 10, medium: 5, low: 2 },
+    weights: { high: 10, medium: 5, low: 0 },
   };
   for (const [key, value] of Object.entries(rest)) {
     if (value !== undefined) (base as unknown as Record<string, unknown>)[key] = value;

@@ -138,8 +138,3 @@ export class PageContext {
     this.#text = parts.join(' ').replace(/\s+/g, ' ').trim();
   }
 }
-
-/** Build a page context (alias of the constructor, for readability at call sites). */
-export function createPageContext(input: PageInput): PageContext {
-  return new PageContext(input);
-}

@@ -1,29 +1,30 @@
 /**
  * The check set and its scoring: every check in report order, running them over a page, and
- * the score and grade.
+ * the score and grade. Ids, importances, weights and grade bands are phpRank's (1.5.0), so a
+ * page gets the score a phpRank install would give it for the same verdicts.
  *
  *   score  = round(100 * sum(weight of passed checks) / sum(weight of all checks))
- *   result = 'good' if score >= 80, 'decent' if score >= 50, else 'bad'
+ *   result = 'good' if score >= 80, 'decent' if score >= 49, else 'bad'
  *
- * A check weighs `weights[importance]`. Default weights (options.ts):
+ * A check weighs `weights[importance]`. Default weights (options.ts, ANALYZER_WEIGHTS):
  *
- *   high   = 10  Failing it keeps the page out of search results, exposes users, or makes the
- *                page unusable: title, meta_description, h1, robots_txt, noindex, compression,
- *                load_time, https, mixed_content, viewport.
- *   medium =  5  A clear, measurable quality problem: content_keywords, image_alt,
- *                seo_friendly_url, not_found_page, in_page_links, language, canonical,
- *                page_size, requests, image_format, deferred_scripts, dom_size,
- *                http_to_https_redirect, server_signature, unsafe_cross_origin_links, hsts,
- *                content_security_policy, structured_data, json_ld_valid, charset,
- *                content_length.
- *   low    =  2  Good practice with a small effect: favicon, hreflang, cache_headers, brotli,
- *                http2, image_dimensions, plaintext_emails, content_type_options,
- *                frame_protection, referrer_policy, sitemap, social_links, open_graph,
- *                text_html_ratio, inline_css, deprecated_tags, doctype.
+ *   high   = 10  phpRank's high checks: title, meta_description, headings, content_keywords,
+ *                image_keywords, seo_friendly_url, 404_page, robots, noindex,
+ *                text_compression, https_encryption (no extra is high).
+ *   medium =  5  phpRank's medium checks: in_page_links, language, favicon, load_time,
+ *                page_size, http_requests, image_format, mixed_content, server_signature,
+ *                unsafe_cross_origin_links, structured_data, meta_viewport, charset; ours
+ *                (extras): canonical, http_to_https_redirect, hsts, content_security_policy,
+ *                json_ld_valid.
+ *   low    =  0  phpRank's low checks (reported, not scored): defer_javascript, dom_size,
+ *                plaintext_email, sitemap, social, content_length, text_html_ratio,
+ *                inline_css, deprecated_html_tags; ours: hreflang, cache_headers, brotli,
+ *                http2, image_dimensions, content_type_options, frame_protection,
+ *                referrer_policy, open_graph, doctype.
  *
- * With the 48 checks (total weight 239), high checks carry about 42% of the score, medium
- * about 44% and low about 14%. A check that does not apply to the page passes (mixed_content
- * on an http page, hreflang or json_ld_valid when absent).
+ * Extras (checks phpRank does not have) keep their own ids and the importance we gave them.
+ * A check that does not apply to the page passes (mixed_content on an http page, hreflang or
+ * json_ld_valid when absent).
  */
 import { miscellaneousChecks } from './checks/miscellaneous.ts';
 import { performanceChecks } from './checks/performance.ts';
@@ -63,10 +64,13 @@ export function runChecks(
 /** The grade of an analysis. */
 export type Grade = 'good' | 'decent' | 'bad';
 
-/** Grade for a score: good >= 80, decent >= 50, bad below. */
+/** The lowest score of each grade (phpRank's bands: good above 79, decent 49 to 79). */
+export const gradeBands = { good: 80, decent: 49 } as const;
+
+/** Grade for a score: good >= 80, decent >= 49, bad below. */
 export function gradeOf(score: number): Grade {
-  if (score >= 80) return 'good';
-  if (score >= 50) return 'decent';
+  if (score >= gradeBands.good) return 'good';
+  if (score >= gradeBands.decent) return 'decent';
   return 'bad';
 }
 

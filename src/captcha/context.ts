@@ -51,11 +51,15 @@ export async function guardStore<T>(work: Promise<T>): Promise<T> {
  */
 export async function admit(deps: CaptchaDeps, sitekey: string, req: BrowserRequest): Promise<AdmittedSite> {
   const origin = requestOrigin(req.origin);
-  if (!origin) throw new AppError('FORBIDDEN', 'This route needs an Origin header from a registered origin.');
+  if (!origin) {
+    throw new AppError('FORBIDDEN', 'This route needs an Origin header from a registered origin.', {
+      code: 'ERR_ORIGIN_NOT_ALLOWED',
+    });
+  }
   const test = testSitekeyKind(sitekey);
-  const site = test ? { sitekey, origins: [], test: true } : await siteByKey(deps.em, sitekey, deps.now());
+  const site = test ? { sitekey, origins: [], test: true, level: 'default' as const, minWorkBits: null } : await siteByKey(deps.em, sitekey, deps.now());
   if (!site || (!site.test && !originAllowed(site.origins, origin))) {
-    throw new AppError('FORBIDDEN', 'The origin is not registered for this sitekey.');
+    throw new AppError('FORBIDDEN', 'The origin is not registered for this sitekey.', { code: 'ERR_ORIGIN_NOT_ALLOWED' });
   }
   return { site, origin, hostname: hostnameOf(origin), test };
 }

@@ -1,61 +1,48 @@
-import { randomBytes } from 'node:crypto';
-import { notFound } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { admit, guardStore, issueToken, type AdmittedSite, type BrowserRequest, type CaptchaDeps, type IssuedToken } from './context.ts';
-import { createPow, POW_TTL_MS, verifyPow } from './pow.ts';
-import { decideManaged, scoreRisk, type RiskSignals } from './risk.ts';
+import { envProgram, checkEnv, type EnvProgram } from './env-proof.ts';
+import { observe, packEvidence, recordFailure, recordRedeemed, unpackEvidence, workSize, type Evidence, type Telemetry } from './evidence.ts';
+import { DIRECT_CHALLENGE_THRESHOLD, PASS_THRESHOLD, scoreEvidence } from './risk.ts';
 import { createV1, type V1View } from './v1.ts';
+import { checkWork, issueWork, openTicket, spendWork, type WorkFailure, type WorkPurpose, type WorkView } from './work.ts';
 
-/** Telemetry the widget sends; nothing else about the visitor is read. */
-export interface Telemetry {
-  webdriver?: boolean;
-  timeOnPageMs?: number;
-  interactions?: number;
+export type { Telemetry } from './evidence.ts';
+
+/** Work plus the environment program the widget runs in the page. */
+export type WorkChallenge = WorkView & { env: EnvProgram };
+
+/** What the client sends back for a work challenge. */
+export interface WorkProof {
+  work?: string;
+  solutions?: string;
+  env?: string;
 }
 
-const RATE_WINDOW_MS = 60_000;
-/** Wrong proofs allowed on one puzzle before it is spent. */
-const POW_ATTEMPTS = 3;
-
-/** Collects the risk signals of a request: rates from the counter store, the rest from headers and telemetry. */
-export async function riskSignals(
+/** Issues work of the evidence's size, with its environment program. */
+export function issueChallenge(
   deps: CaptchaDeps,
   admitted: AdmittedSite,
-  req: BrowserRequest,
-  telemetry: Telemetry | undefined,
-): Promise<RiskSignals> {
-  const [ipRequestsPerMinute, siteRequestsPerMinute] = await guardStore(
-    Promise.all([
-      deps.stores.counters.hit(`ip:${req.ip}`, RATE_WINDOW_MS),
-      deps.stores.counters.hit(`site:${admitted.site.sitekey}`, RATE_WINDOW_MS),
-    ]),
-  );
-  return {
-    ipRequestsPerMinute,
-    siteRequestsPerMinute,
-    userAgent: req.userAgent,
-    acceptLanguage: req.acceptLanguage,
-    origin: admitted.origin,
-    referer: req.referer,
-    telemetry,
-  };
-}
-
-/** A pending proof-of-work in the challenge store. */
-interface PowState {
-  kind: 'pow';
-  site: string;
-  salt: string;
-  difficulty: number;
-  expiresAt: number;
-  attempts: number;
-  action: string | null;
-  cdata: string | null;
-  signals: RiskSignals;
+  purpose: WorkPurpose,
+  evidence: Evidence,
+  opts: { bind?: string; telemetry?: Telemetry; action: string | null; cdata: string | null; extraBits?: number },
+): WorkChallenge {
+  const size = workSize(admitted.site.level, admitted.site.minWorkBits, evidence, opts.telemetry);
+  const view = issueWork(deps.tokenKey, {
+    site: admitted.site.sitekey,
+    purpose,
+    bind: opts.bind ?? '',
+    size: { count: size.count, bits: size.bits + (opts.extraBits ?? 0) },
+    now: deps.now(),
+    evidence: packEvidence(evidence),
+    action: opts.action,
+    cdata: opts.cdata,
+  });
+  return { ...view, env: envProgram(deps.tokenKey, view.id) };
 }
 
 export type ManagedOutcome =
   | ({ outcome: 'pass' } & IssuedToken)
-  | { outcome: 'pow'; challenge: string; salt: string; difficulty: number; expires_at: string }
+  | { outcome: 'pow'; challenge: string; work: WorkChallenge; expires_at: string }
   | { outcome: 'challenge'; challenge: V1View };
 
 export interface ManagedInput {
@@ -66,74 +53,129 @@ export interface ManagedInput {
 }
 
 /**
- * v2: the server decides from the risk score: pass with a token, a proof-of-work scaled
- * by risk, or an embedded v1 image challenge. Test sitekeys force their outcome.
+ * v2: the server decides from what it observed. The always-pass test key passes at once;
+ * the other test keys get the image. Otherwise: evidence so bad that even a right
+ * environment proof and the work would not pass gets the image (with its own work) at once;
+ * anything else gets invisible work sized by the evidence, which {@link verifyManaged} turns
+ * into a token or the image.
  */
 export async function startManaged(deps: CaptchaDeps, input: ManagedInput, req: BrowserRequest): Promise<ManagedOutcome> {
   const admitted = await admit(deps, input.sitekey, req);
   const action = input.action ?? null;
   const cdata = input.cdata ?? null;
-  const signals = await riskSignals(deps, admitted, req, input.telemetry);
-  const { score } = scoreRisk(signals);
-  const decision =
-    admitted.test === 'pass' ? ({ outcome: 'pass' } as const)
-    : admitted.test ? ({ outcome: 'challenge' } as const)
-    : decideManaged(score);
-  if (decision.outcome === 'pass') {
-    return { outcome: 'pass', ...issueToken(deps, admitted, { kind: 'v2', action, cdata, score }) };
+  if (admitted.test === 'pass') return { outcome: 'pass', ...issueToken(deps, admitted, { kind: 'v2', action, cdata, score: 0.9 }) };
+  if (admitted.test) return { outcome: 'challenge', challenge: await createV1(deps, admitted, { action, cdata }) };
+  const evidence = await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin }));
+  const best = scoreEvidence({ evidence, telemetry: input.telemetry, envOk: true, work: { size: { count: 1, bits: 1 }, elapsedMs: 60_000 } });
+  if (best.score < DIRECT_CHALLENGE_THRESHOLD) {
+    return { outcome: 'challenge', challenge: await createV1(deps, admitted, { action, cdata, evidence }) };
   }
-  if (decision.outcome === 'challenge') {
-    return { outcome: 'challenge', challenge: await createV1(deps, admitted, { action, cdata, score }) };
-  }
-  const puzzle = createPow(decision.difficulty, deps.now());
-  const id = randomBytes(16).toString('base64url');
-  const state: PowState = {
-    kind: 'pow',
-    site: admitted.site.sitekey,
-    salt: puzzle.salt,
-    difficulty: puzzle.difficulty,
-    expiresAt: puzzle.expiresAt,
-    attempts: 0,
-    action,
-    cdata,
-    signals,
-  };
-  await guardStore(deps.stores.challenges.create(id, state, POW_TTL_MS));
-  return { outcome: 'pow', challenge: id, salt: puzzle.salt, difficulty: puzzle.difficulty, expires_at: new Date(puzzle.expiresAt).toISOString() };
+  const work = issueChallenge(deps, admitted, 'v2', evidence, { telemetry: input.telemetry, action, cdata });
+  return { outcome: 'pow', challenge: work.id, work, expires_at: work.expires_at };
 }
 
-export type PowVerdict = ({ success: true } & IssuedToken) | { success: false; error: 'invalid-proof'; attempts_left: number };
+export type PowVerdict =
+  | ({ success: true } & IssuedToken)
+  | { success: false; error: 'invalid-proof'; attempts_left: number }
+  | { success: false; error: 'challenge-required'; challenge: V1View };
+
+/** Refusal of a proof as a 404 (gone: expired or spent) or a verdict the widget can act on. */
+function refuse(reason: WorkFailure): never {
+  if (reason === 'expired' || reason === 'replayed') throw notFound('Challenge');
+  throw new AppError('VALIDATION_FAILED', 'The proof of work does not answer this challenge.', { errors: { work: [`The proof was refused (${reason}).`] } });
+}
 
 /**
- * Checks a proof-of-work. A valid proof spends the puzzle (exactly once) and yields a v2
- * token whose score counts the solved work; an unknown, expired or spent puzzle is a 404.
+ * Checks the work and the environment answer of a v2 challenge. The proof is spent (exactly
+ * once). The score from evidence decides: at or above {@link PASS_THRESHOLD} a v2 token
+ * ("passed after the invisible work"), below it an image challenge that needs no more work.
  */
-export async function verifyManaged(deps: CaptchaDeps, id: string, nonce: string, req: BrowserRequest): Promise<PowVerdict> {
-  const state = (await guardStore(deps.stores.challenges.get(id))) as PowState | null;
-  if (!state || state.kind !== 'pow' || state.expiresAt <= deps.now()) throw notFound('Challenge');
-  const admitted = await admit(deps, state.site, req);
-  if (verifyPow(state.salt, state.difficulty, nonce)) {
-    if (!(await guardStore(deps.stores.challenges.delete(id)))) throw notFound('Challenge');
-    const { score } = scoreRisk({ ...state.signals, powSolved: true });
-    return { success: true, ...issueToken(deps, admitted, { kind: 'v2', action: state.action, cdata: state.cdata, score }) };
+export async function verifyManaged(
+  deps: CaptchaDeps,
+  id: string,
+  proof: WorkProof & { telemetry?: Telemetry },
+  req: BrowserRequest,
+): Promise<PowVerdict> {
+  const now = deps.now();
+  const opened = await openProof(deps, proof, req, ['v2']);
+  if (opened.claims.id !== id) throw notFound('Challenge');
+  const { admitted, claims } = opened;
+  const checked = checkWork(deps.tokenKey, { ticket: proof.work, solutions: proof.solutions }, { site: claims.site, purposes: ['v2'], bind: '', now });
+  if (!checked.ok) {
+    if (checked.reason === 'bad-solution') {
+      await guardStore(recordFailure(deps.stores, claims.site, req));
+      return { success: false, error: 'invalid-proof', attempts_left: 0 };
+    }
+    refuse(checked.reason);
   }
-  const counted = (await guardStore(
-    deps.stores.challenges.update(id, (s: PowState) => (s.attempts + 1 >= POW_ATTEMPTS ? null : { ...s, attempts: s.attempts + 1 })),
-  )) as PowState | null;
-  return { success: false, error: 'invalid-proof', attempts_left: counted ? POW_ATTEMPTS - counted.attempts : 0 };
+  if (!(await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), claims, now)))) throw notFound('Challenge');
+  await guardStore(recordRedeemed(deps.stores, claims.site, req));
+  const envOk = checkEnv(deps.tokenKey, claims.id, proof.env);
+  const { score } = scoreEvidence({
+    evidence: unpackEvidence(claims.ev),
+    telemetry: proof.telemetry,
+    envOk,
+    work: { size: claims, elapsedMs: checked.elapsedMs },
+  });
+  if (score >= PASS_THRESHOLD) {
+    return { success: true, ...issueToken(deps, admitted, { kind: 'v2', action: claims.action, cdata: claims.cdata, score }) };
+  }
+  const challenge = await createV1(deps, admitted, { action: claims.action, cdata: claims.cdata, score, workDone: true });
+  return { success: false, error: 'challenge-required', challenge };
 }
 
-export interface ScoreInput {
+/** Opens a proof's ticket and admits the request for its site (origin rule). */
+async function openProof(deps: CaptchaDeps, proof: WorkProof, req: BrowserRequest, purposes: readonly WorkPurpose[]) {
+  const opened = openTicket(deps.tokenKey, proof.work);
+  if (!opened.ok) refuse(opened.reason);
+  if (!purposes.includes(opened.claims.purpose)) refuse('wrong-purpose');
+  return { claims: opened.claims, admitted: await admit(deps, opened.claims.site, req) };
+}
+
+export interface ScoreInput extends WorkProof {
   sitekey: string;
   action: string;
   cdata?: string | null;
   telemetry?: Telemetry;
 }
 
-/** v3: an opaque token with the score sealed inside; the browser never sees the score. */
-export async function issueScoreToken(deps: CaptchaDeps, input: ScoreInput, req: BrowserRequest): Promise<IssuedToken> {
+export type ScoreOutcome = IssuedToken | { challenge: WorkChallenge };
+
+/**
+ * v3, two steps on one route. Without `work`: a work challenge (with its environment
+ * program) sized by the evidence; no token. With a solved proof for this sitekey and action:
+ * an opaque token whose score, computed from the evidence (risk.ts), only siteverify reveals.
+ * Test sitekeys answer a token at once (0.9 always-pass, 0.0 otherwise).
+ */
+export async function issueScoreToken(deps: CaptchaDeps, input: ScoreInput, req: BrowserRequest): Promise<ScoreOutcome> {
   const admitted = await admit(deps, input.sitekey, req);
-  const signals = await riskSignals(deps, admitted, req, input.telemetry);
-  const score = admitted.test === 'pass' ? 0.9 : admitted.test === 'block' ? 0 : scoreRisk(signals).score;
-  return issueToken(deps, admitted, { kind: 'v3', action: input.action, cdata: input.cdata ?? null, score });
+  const cdata = input.cdata ?? null;
+  if (admitted.test) {
+    return issueToken(deps, admitted, { kind: 'v3', action: input.action, cdata, score: admitted.test === 'pass' ? 0.9 : 0 });
+  }
+  const now = deps.now();
+  if (input.work === undefined) {
+    const evidence = await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin }));
+    return { challenge: issueChallenge(deps, admitted, 'v3', evidence, { telemetry: input.telemetry, action: input.action, cdata }) };
+  }
+  const checked = checkWork(
+    deps.tokenKey,
+    { ticket: input.work, solutions: input.solutions },
+    { site: admitted.site.sitekey, purposes: ['v3'], bind: '', now },
+  );
+  if (!checked.ok) {
+    if (checked.reason === 'bad-solution') await guardStore(recordFailure(deps.stores, admitted.site.sitekey, req));
+    refuse(checked.reason === 'expired' ? 'expired' : checked.reason);
+  }
+  const claims = checked.claims;
+  if (claims.action !== input.action || claims.cdata !== cdata) refuse('wrong-binding');
+  if (!(await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), claims, now)))) throw notFound('Challenge');
+  await guardStore(recordRedeemed(deps.stores, admitted.site.sitekey, req));
+  const { score } = scoreEvidence({
+    evidence: unpackEvidence(claims.ev),
+    telemetry: input.telemetry,
+    envOk: checkEnv(deps.tokenKey, claims.id, input.env),
+    work: { size: claims, elapsedMs: checked.elapsedMs },
+  });
+  return issueToken(deps, admitted, { kind: 'v3', action: input.action, cdata, score });
 }

@@ -4,6 +4,7 @@ import { SiteSchema, type Site } from '../entities/site.entity.ts';
 import { UserSchema } from '../entities/user.entity.ts';
 import { AppError, notFound } from '../errors.ts';
 import { normaliseOrigin } from './origins.ts';
+import type { SecurityLevel } from './evidence.ts';
 
 /** What a browser route or siteverify needs to know of a site. */
 export interface SiteView {
@@ -11,6 +12,21 @@ export interface SiteView {
   origins: string[];
   /** True for the Turnstile-style test sitekeys (any origin). */
   test: boolean;
+  /** Work every token costs before evidence (src/captcha/evidence.ts); test keys: default. */
+  level: SecurityLevel;
+  /** Optional floor: at least 2^minWorkBits expected hashes per token. */
+  minWorkBits: number | null;
+}
+
+/** A site's security settings as the sites procedures and the CLI take them. */
+export interface SecuritySettings {
+  security_level?: SecurityLevel;
+  /** Null clears the floor. */
+  min_work_bits?: number | null;
+}
+
+function levelOf(value: string | null | undefined): SecurityLevel {
+  return value === 'low' || value === 'high' ? value : 'default';
 }
 
 /** How long a site looked up by sitekey or secret is trusted without asking the database. */
@@ -45,7 +61,11 @@ export function parseOrigins(input: readonly string[]): string[] {
 }
 
 /** Creates a site; the plaintext secret is returned once and only its hash is kept. */
-export async function createSite(em: EntityManager, ownerId: number, input: { name: string; origins: string[] }) {
+export async function createSite(
+  em: EntityManager,
+  ownerId: number,
+  input: { name: string; origins: string[]; siteverifyPerMinute?: number | null } & SecuritySettings,
+) {
   const origins = parseOrigins(input.origins);
   const { secret, prefix } = newSecret();
   const now = new Date();
@@ -59,6 +79,9 @@ export async function createSite(em: EntityManager, ownerId: number, input: { na
     createdAt: now,
     updatedAt: now,
     secretRotatedAt: null,
+    securityLevel: input.security_level ?? 'default',
+    minWorkBits: input.min_work_bits ?? null,
+    siteverifyPerMinute: input.siteverifyPerMinute ?? null,
   });
   await em.persistAndFlush(site);
   return { site, secret };
@@ -74,12 +97,20 @@ async function ownSite(em: EntityManager, ownerId: number, sitekey: string): Pro
   return site;
 }
 
-export async function updateSite(em: EntityManager, ownerId: number, sitekey: string, change: { name?: string; origins?: string[] }): Promise<Site> {
+export async function updateSite(
+  em: EntityManager,
+  ownerId: number,
+  sitekey: string,
+  change: { name?: string; origins?: string[]; siteverifyPerMinute?: number | null } & SecuritySettings,
+): Promise<Site> {
   const site = await ownSite(em, ownerId, sitekey);
+  if (change.security_level) site.securityLevel = change.security_level;
+  if (change.min_work_bits !== undefined) site.minWorkBits = change.min_work_bits;
+  if (change.siteverifyPerMinute !== undefined) site.siteverifyPerMinute = change.siteverifyPerMinute;
   if (change.origins) site.origins = parseOrigins(change.origins);
   if (change.name) site.name = change.name;
   await em.flush();
-  siteCache.delete(sitekey);
+  forgetSite(site);
   return site;
 }
 
@@ -106,24 +137,29 @@ export async function deleteSite(em: EntityManager, ownerId: number, sitekey: st
  * `SITE_CACHE_MS` (rotation and deletion here drop the entry at once; another instance
  * stops accepting an old secret within that time). Unknown secrets are not cached.
  */
-const secretCache = new Map<string, { sitekey: string; until: number }>();
+const secretCache = new Map<string, { sitekey: string; siteverifyPerMinute: number | null; until: number }>();
 
 /**
  * The sitekey a secret belongs to, compared in constant time against the stored hash;
  * null for an unknown secret.
  */
-export async function siteBySecret(em: EntityManager, secret: string, now = Date.now()): Promise<{ sitekey: string } | null> {
+export async function siteBySecret(
+  em: EntityManager,
+  secret: string,
+  now = Date.now(),
+): Promise<{ sitekey: string; siteverifyPerMinute: number | null } | null> {
   const digest = hashSecret(secret);
   const cacheKey = digest.toString('hex');
   const cached = secretCache.get(cacheKey);
-  if (cached && cached.until > now) return { sitekey: cached.sitekey };
+  if (cached && cached.until > now) return { sitekey: cached.sitekey, siteverifyPerMinute: cached.siteverifyPerMinute };
   const match = secretPattern.exec(secret);
-  const site = match ? await em.findOne(SiteSchema, { secretPrefix: match[1] }, { fields: ['sitekey', 'secretHash'] }) : null;
+  const site = match ? await em.findOne(SiteSchema, { secretPrefix: match[1] }, { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute'] }) : null;
   const expected = site ? Buffer.from(site.secretHash, 'hex') : unknownSecretHash;
   if (!timingSafeEqual(expected, digest) || !site) return null;
   if (secretCache.size > 10_000) secretCache.clear();
-  secretCache.set(cacheKey, { sitekey: site.sitekey, until: now + SITE_CACHE_MS });
-  return { sitekey: site.sitekey };
+  const siteverifyPerMinute = site.siteverifyPerMinute ?? null;
+  secretCache.set(cacheKey, { sitekey: site.sitekey, siteverifyPerMinute, until: now + SITE_CACHE_MS });
+  return { sitekey: site.sitekey, siteverifyPerMinute };
 }
 
 function forgetSite(site: Site): void {
@@ -140,8 +176,10 @@ const siteCache = new Map<string, { view: SiteView | null; until: number }>();
 export async function siteByKey(em: EntityManager, sitekey: string, now = Date.now()): Promise<SiteView | null> {
   const cached = siteCache.get(sitekey);
   if (cached && cached.until > now) return cached.view;
-  const site = await em.findOne(SiteSchema, { sitekey }, { fields: ['sitekey', 'origins'] });
-  const view = site ? { sitekey: site.sitekey, origins: site.origins, test: false } : null;
+  const site = await em.findOne(SiteSchema, { sitekey }, { fields: ['sitekey', 'origins', 'securityLevel', 'minWorkBits'] });
+  const view = site
+    ? { sitekey: site.sitekey, origins: site.origins, test: false, level: levelOf(site.securityLevel), minWorkBits: site.minWorkBits ?? null }
+    : null;
   if (siteCache.size > 10_000) siteCache.clear();
   siteCache.set(sitekey, { view, until: now + SITE_CACHE_MS });
   return view;
@@ -154,7 +192,10 @@ export function describeSite(site: Site) {
     sitekey: site.sitekey,
     origins: site.origins,
     secret_prefix: `sec_${site.secretPrefix}`,
+    security_level: levelOf(site.securityLevel),
+    min_work_bits: site.minWorkBits ?? null,
     created_at: site.createdAt.toISOString(),
     secret_rotated_at: site.secretRotatedAt ? site.secretRotatedAt.toISOString() : null,
+    siteverify_per_minute: site.siteverifyPerMinute ?? null,
   };
 }

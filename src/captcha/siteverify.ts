@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Stores } from '../stores/index.ts';
 import { siteBySecret } from './sites.ts';
-import { testSecretKind } from './test-keys.ts';
+import { isDummyToken, isTestSitekey, testSecretKind, type TestSecretKind } from './test-keys.ts';
 import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS, type TokenClaims } from './tokens.ts';
 
 /** The error codes of the Turnstile/reCAPTCHA protocol that we answer with. */
@@ -56,11 +56,19 @@ function successFrom(claims: TokenClaims): Verdict {
   };
 }
 
-/** What the test secrets answer (see test-keys.ts). */
-function testVerdict(kind: 'pass' | 'fail' | 'spent', now: number): Verdict {
+/**
+ * What the test secrets answer (see test-keys.ts): the passing ones accept only dummy tokens,
+ * the providers' published ones and the tokens of our test sitekeys (not redeemed: they
+ * prove nothing); every other response, a real token included, is invalid.
+ */
+function testVerdict(kind: TestSecretKind, response: string, deps: SiteverifyDeps): Verdict {
   if (kind === 'fail') return failure('invalid-input-response');
   if (kind === 'spent') return failure('timeout-or-duplicate');
-  return { success: true, challenge_ts: new Date(now).toISOString(), hostname: 'example.com', 'error-codes': [], action: null, cdata: null };
+  const now = deps.now();
+  if (isDummyToken(response)) return { success: true, challenge_ts: new Date(now).toISOString(), hostname: 'example.com', 'error-codes': [], action: null, cdata: null };
+  const opened = response.length <= MAX_TOKEN_LENGTH ? openToken(response, deps.tokenKey) : undefined;
+  if (opened?.ok && isTestSitekey(opened.claims.site) && !isExpired(opened.claims, now)) return successFrom(opened.claims);
+  return failure('invalid-input-response');
 }
 
 /**
@@ -78,7 +86,7 @@ export async function verifyToken(deps: SiteverifyDeps, input: SiteverifyInput):
   if (!secret) return failure('missing-input-secret', ...(response ? [] : (['missing-input-response'] as const)));
   if (!response) return failure('missing-input-response');
   const testKind = testSecretKind(secret);
-  if (testKind) return testVerdict(testKind, deps.now());
+  if (testKind) return testVerdict(testKind, response, deps);
 
   const site = await siteBySecret(deps.em, secret);
   if (!site) return failure('invalid-input-secret');

@@ -1,10 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { notFound, validationError } from '../errors.ts';
+import { createHmac, randomBytes } from 'node:crypto';
+import { AppError, notFound, validationError } from '../errors.ts';
 import { answerMatches, generateAnswer, generateSalt, hashAnswer } from './answer.ts';
 import { openAnswer, sealAnswer } from './answer-seal.ts';
 import { admit, guardStore, issueToken, type AdmittedSite, type BrowserRequest, type CaptchaDeps, type IssuedToken } from './context.ts';
-import { renderChallenge } from './render.ts';
+import { createRng, renderChallenge } from './render.ts';
 import { TEST_ANSWER } from './test-keys.ts';
+import { NO_IMAGE_EXTRA_BITS, observe, recordFailure, recordRedeemed, workSize, type Evidence } from './evidence.ts';
+import { checkWork, issueWork, spendWork, type WorkView } from './work.ts';
 
 /** How long a challenge lives, how many answers and new images it allows. */
 export const V1_LIMITS = { ttlMs: 10 * 60_000, attempts: 3, regenerations: 5 } as const;
@@ -26,6 +28,13 @@ export interface V1State {
   score: number | null;
   /** The test sitekey `block` never lets a challenge be solved. */
   unsolvable: boolean;
+  /** The managed flow's work was already done (it escalated here): answers need no more. */
+  workDone: boolean;
+  /** Test sitekeys keep their fixed behaviour: no work. */
+  exempt: boolean;
+  /** Work size for each answer, and for the no-image path (bits + NO_IMAGE_EXTRA_BITS). */
+  count: number;
+  bits: number;
 }
 
 export interface V1View {
@@ -35,6 +44,16 @@ export interface V1View {
   expires_at: string;
   attempts_left: number;
   regenerations_left: number;
+  /**
+   * Proof of work the next answer must carry (null when the managed flow's work already
+   * counts, and for test sitekeys).
+   */
+  work: WorkView | null;
+  /**
+   * The way through without the image: a longer proof of work (8× the image path's), sent
+   * with `no_image: true` instead of an answer. Null for test sitekeys.
+   */
+  no_image: WorkView | null;
 }
 
 function newAnswer(admitted: AdmittedSite) {
@@ -43,7 +62,9 @@ function newAnswer(admitted: AdmittedSite) {
   return { answerHash: hashAnswer(answer, salt), salt, answer };
 }
 
-function view(id: string, s: V1State): V1View {
+function view(deps: CaptchaDeps, id: string, s: V1State): V1View {
+  const ticket = (purpose: 'v1' | 'v1-no-image', extra: number) =>
+    issueWork(deps.tokenKey, { site: s.site, purpose, bind: id, size: { count: s.count, bits: s.bits + extra }, now: deps.now() });
   return {
     challenge: id,
     kind: 'v1',
@@ -51,6 +72,8 @@ function view(id: string, s: V1State): V1View {
     expires_at: new Date(s.expiresAt).toISOString(),
     attempts_left: Math.max(0, V1_LIMITS.attempts - s.attempts),
     regenerations_left: Math.max(0, V1_LIMITS.regenerations - s.regenerations),
+    work: s.exempt || s.workDone ? null : ticket('v1', 0),
+    no_image: s.exempt ? null : ticket('v1-no-image', NO_IMAGE_EXTRA_BITS),
   };
 }
 
@@ -58,9 +81,13 @@ function view(id: string, s: V1State): V1View {
 export async function createV1(
   deps: CaptchaDeps,
   admitted: AdmittedSite,
-  opts: { action?: string | null; cdata?: string | null; score?: number | null } = {},
+  opts: { action?: string | null; cdata?: string | null; score?: number | null; workDone?: boolean; evidence?: Evidence } = {},
+  req?: BrowserRequest,
 ): Promise<V1View> {
   const id = randomBytes(16).toString('base64url');
+  const evidence =
+    opts.evidence ?? (!admitted.test && req ? await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin })) : undefined);
+  const size = evidence ? workSize(admitted.site.level, admitted.site.minWorkBits, evidence) : workSize(admitted.site.level, admitted.site.minWorkBits, idle);
   const { answer, ...hashed } = newAnswer(admitted);
   const state: V1State = {
     kind: 'v1',
@@ -75,9 +102,13 @@ export async function createV1(
     cdata: opts.cdata ?? null,
     score: opts.score ?? null,
     unsolvable: admitted.test === 'block',
+    workDone: opts.workDone ?? false,
+    exempt: admitted.test !== null,
+    count: size.count,
+    bits: size.bits,
   };
   await guardStore(deps.stores.challenges.create(id, state, V1_LIMITS.ttlMs));
-  return view(id, state);
+  return view(deps, id, state);
 }
 
 /** Loads a live v1 challenge and checks the request's origin against its site. */
@@ -87,39 +118,101 @@ async function load(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise
   return { state, admitted: await admit(deps, state.site, req) };
 }
 
-/** The challenge image (PNG) of the current answer. */
+/** Evidence of a request nothing is known about (the managed flow's escalation passes its own). */
+const idle: Evidence = {
+  clientRate: 1,
+  networkRate: 1,
+  siteRate: 1,
+  failures: 0,
+  abandoned: 0,
+  uaMissing: false,
+  uaAutomation: false,
+  uaHeadless: false,
+  acceptLanguageMissing: false,
+  refererMismatch: false,
+};
+
+/**
+ * The challenge image (PNG) of the current answer. One rendering per answer: the distortion
+ * is seeded from the sealed answer under the key, so every GET of the same answer gets the
+ * same bytes and readings cannot be combined; a regeneration (new answer) draws anew.
+ */
 export async function renderV1Asset(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise<Buffer> {
   const { state } = await load(deps, id, req);
-  return renderChallenge(openAnswer(state.answerSealed, deps.tokenKey));
+  const seed = createHmac('sha256', deps.tokenKey).update(`auditcaptcha/v1-render:${state.answerSealed}`).digest().subarray(0, 16);
+  return renderChallenge(openAnswer(state.answerSealed, deps.tokenKey), { rng: createRng(seed) });
+}
+
+/** What a v1 answer carries besides the answer: the proof of `work` (or of `no_image`). */
+export interface V1Proof {
+  answer?: string;
+  no_image?: boolean;
+  work?: string;
+  solutions?: string;
 }
 
 export type V1Verdict =
   | ({ success: true } & IssuedToken)
-  | { success: false; error: 'wrong-answer' | 'challenge-spent'; attempts_left: number };
+  | { success: false; error: 'wrong-answer' | 'challenge-spent' | 'invalid-proof'; attempts_left: number; work?: WorkView | null };
 
 /**
- * Checks an answer. The attempt is counted atomically before the answer is compared, so
- * parallel guesses cannot exceed the limit; a right answer spends the challenge (delete
- * exactly once) and yields a token.
+ * Checks an answer, or the no-image path. Every answer needs its proof of work first (unless
+ * the managed flow's work already counts): a missing, forged, replayed or foreign proof is
+ * `invalid-proof` and costs no attempt, so answers cannot be probed for free. The attempt is
+ * then counted atomically before the answer is compared; a right answer seals the token
+ * before it spends the challenge (delete exactly once), so no failure of ours loses it. A
+ * wrong answer comes back with the work the next answer needs.
  */
-export async function verifyV1(deps: CaptchaDeps, id: string, answer: string, req: BrowserRequest): Promise<V1Verdict> {
-  const { admitted } = await load(deps, id, req);
+export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, req: BrowserRequest): Promise<V1Verdict> {
+  const { state, admitted } = await load(deps, id, req);
+  const now = deps.now();
+  const left = () => Math.max(0, V1_LIMITS.attempts - state.attempts);
+  const noImage = proof.no_image === true;
+  if (!noImage && typeof proof.answer !== 'string') {
+    throw new AppError('VALIDATION_FAILED', 'An answer is required.', { errors: { answer: ['An answer, or no_image, is required.'] } });
+  }
+  if (noImage && state.exempt) return { success: false, error: 'invalid-proof', attempts_left: left() };
+  if (noImage || !(state.workDone || state.exempt)) {
+    const checked = checkWork(
+      deps.tokenKey,
+      { ticket: proof.work, solutions: proof.solutions },
+      { site: state.site, purposes: [noImage ? 'v1-no-image' : 'v1'], bind: id, now },
+    );
+    const spent = checked.ok && (await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), checked.claims, now)));
+    if (!spent) {
+      await guardStore(recordFailure(deps.stores, state.site, req));
+      return { success: false, error: 'invalid-proof', attempts_left: left(), ...nextWork(deps, id, state) };
+    }
+    await guardStore(recordRedeemed(deps.stores, state.site, req));
+  }
+  if (noImage) return finish(deps, id, state, admitted);
   // A challenge with no attempts left is deleted here rather than counted again.
   const counted = (await guardStore(
     deps.stores.challenges.update(id, (s: V1State) => (s.attempts >= V1_LIMITS.attempts ? null : { ...s, attempts: s.attempts + 1 })),
   )) as V1State | null;
   if (!counted) return { success: false, error: 'challenge-spent', attempts_left: 0 };
-  const right = !counted.unsolvable && answerMatches(counted.answerHash, counted.salt, answer);
-  if (right) {
-    if (!(await guardStore(deps.stores.challenges.delete(id)))) throw notFound('Challenge');
-    return { success: true, ...issueToken(deps, admitted, { kind: 'v1', action: counted.action, cdata: counted.cdata, score: counted.score }) };
-  }
-  const left = V1_LIMITS.attempts - counted.attempts;
-  if (left <= 0) {
+  const right = !counted.unsolvable && answerMatches(counted.answerHash, counted.salt, proof.answer!);
+  if (right) return finish(deps, id, counted, admitted);
+  if (!counted.exempt) await guardStore(recordFailure(deps.stores, state.site, req));
+  const remaining = V1_LIMITS.attempts - counted.attempts;
+  if (remaining <= 0) {
     await guardStore(deps.stores.challenges.delete(id));
     return { success: false, error: 'challenge-spent', attempts_left: 0 };
   }
-  return { success: false, error: 'wrong-answer', attempts_left: left };
+  return { success: false, error: 'wrong-answer', attempts_left: remaining, ...nextWork(deps, id, counted) };
+}
+
+/** The work the next answer needs, when it needs any. */
+function nextWork(deps: CaptchaDeps, id: string, s: V1State): { work?: WorkView } {
+  const work = view(deps, id, s).work;
+  return work ? { work } : {};
+}
+
+/** Seals the token, then spends the challenge; a lost race is a 404 (someone else spent it). */
+async function finish(deps: CaptchaDeps, id: string, s: V1State, admitted: AdmittedSite): Promise<V1Verdict> {
+  const issued = issueToken(deps, admitted, { kind: 'v1', action: s.action, cdata: s.cdata, score: s.score });
+  if (!(await guardStore(deps.stores.challenges.delete(id)))) throw notFound('Challenge');
+  return { success: true, ...issued };
 }
 
 /** A new image and answer for the same challenge, at most V1_LIMITS.regenerations times. */
@@ -139,5 +232,5 @@ export async function regenerateV1(deps: CaptchaDeps, id: string, req: BrowserRe
   if (next.answerSealed !== answerSealed) {
     throw validationError('challenge', 'This challenge cannot be regenerated any more; start a new one.');
   }
-  return view(id, next);
+  return view(deps, id, next);
 }

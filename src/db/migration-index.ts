@@ -8,7 +8,7 @@ import path from 'node:path';
  */
 export function writeMigrationIndex(folder: string): string[] {
   const names = readdirSync(folder)
-    .filter((f) => /^Migration\d+.*\.ts$/.test(f))
+    .filter((f) => /^Migration\d[^.]*\.ts$/.test(f))
     .map((f) => f.replace(/\.ts$/, ''))
     .sort();
   const lines = [

@@ -6,6 +6,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGliteDriver, type PGliteConnectionConfig } from 'mikro-orm-pglite';
 import { baseOptions } from './options.ts';
 import { patchPGliteStatementSplitting } from './pglite-statements.ts';
+import { EMBEDDED_LOCK_STALE_MS, lockEmbeddedDatabase, type HeldLock } from './lock.ts';
 
 patchPGliteStatementSplitting();
 
@@ -14,6 +15,11 @@ export interface DatabaseTarget {
   databaseUrl?: string;
   /** Folder for the embedded database; `undefined` with no URL means in-memory (tests). */
   dataDir?: string;
+  /**
+   * How long to wait for the embedded database's lock (src/db/lock.ts) held by another
+   * process; by default long enough for a crashed holder's lock to go stale.
+   */
+  lockWaitMs?: number;
 }
 
 /** Both the ORM and, in embedded mode, the PGlite instance it borrows (closed with it). */
@@ -38,23 +44,43 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
     return { orm, close: () => orm.close(true) };
   }
   let dataDir: string | undefined;
+  // One process owns an embedded database directory: taken before PGlite opens a file.
+  let lock: HeldLock | undefined;
   if (target.dataDir) {
     dataDir = path.resolve(target.dataDir, 'pglite');
     mkdirSync(path.dirname(dataDir), { recursive: true });
+    lock = await lockEmbeddedDatabase(target.dataDir, {
+      waitMs: target.lockWaitMs ?? EMBEDDED_LOCK_STALE_MS + 5_000,
+      onLost: (err) => console.error(`The lock on the embedded database was lost: ${err.message}`),
+    });
   }
-  const pglite = await PGlite.create({ dataDir, extensions: { pg_trgm } });
-  const orm = await MikroORM.init({
-    ...baseOptions(),
-    driver: PGliteDriver as any,
-    dbName: 'postgres',
-    driverOptions: { connection: { pglite: () => pglite } satisfies PGliteConnectionConfig },
-    ...overrides,
-  } as Options);
+  let pglite: PGlite | undefined;
+  let orm: MikroORM;
+  try {
+    pglite = await PGlite.create({ dataDir, extensions: { pg_trgm } });
+    const opened = pglite;
+    orm = await MikroORM.init({
+      ...baseOptions(),
+      driver: PGliteDriver as any,
+      dbName: 'postgres',
+      driverOptions: { connection: { pglite: () => opened } satisfies PGliteConnectionConfig },
+      ...overrides,
+    } as Options);
+  } catch (err) {
+    await pglite?.close().catch(() => {});
+    await lock?.release();
+    throw err;
+  }
+  const opened = pglite;
   return {
     orm,
     async close() {
-      await orm.close(true);
-      await pglite.close();
+      try {
+        await orm.close(true);
+        await opened.close();
+      } finally {
+        await lock?.release();
+      }
     },
   };
 }

@@ -76,8 +76,8 @@ Open <a href="${escapeHtml(input.wrongOrigin.use)}">${escapeHtml(input.wrongOrig
     `<h1>auditcaptcha widget demo</h1>
 ${notice}
 <p>Each form embeds <code>widget.js</code> from <code>${escapeHtml(new URL(input.widgetUrl).origin)}</code>, a different origin from this page,
-as a real site would. Sending a form posts the token to this demo's server, which redeems it once at
-<code>POST /api/v1/siteverify</code> with the demo site's secret and shows the verdict.</p>
+as a real site would. Sending a form posts the token to this demo's server, which redeems it once with the
+demo site's secret through the verifier behind <code>POST /api/v1/siteverify</code> and shows the verdict.</p>
 <p class="muted">Demo sitekey <code>${escapeHtml(input.sitekey)}</code>. The secret stays on the server.</p>
 ${form('managed', input.sitekey, 'The service decides from risk signals: pass at once, a proof of work solved in the background, or an image challenge. Activate the box, then send.')}
 ${form('explicit', input.sitekey, 'Always the image challenge: type the characters, then send.')}
@@ -89,8 +89,6 @@ ${form('invisible', input.sitekey, 'Nothing to do: sending fetches a score token
 export interface VerdictPageInput {
   mode: DemoMode;
   nonce: string;
-  /** HTTP status of the siteverify call. */
-  status: number;
   verdict: Record<string, unknown> | null;
   name?: string;
 }
@@ -114,7 +112,7 @@ export function renderVerdictPage(input: VerdictPageInput): string {
     'Demo verdict',
     input.nonce,
     `<h1 id="verdict" class="${human ? 'ok' : 'bad'}">${human ? 'Verified' : 'Not verified'}</h1>
-<p>Form: ${escapeHtml(modes[input.mode].title)}${input.name ? `; name ${escapeHtml(input.name)}` : ''}. Siteverify answered HTTP ${input.status}.</p>
+<p>Form: ${escapeHtml(modes[input.mode].title)}${input.name ? `; name ${escapeHtml(input.name)}` : ''}. The siteverify verifier's answer:</p>
 ${scoreLine}
 <table><tbody>
 ${rows}
@@ -129,5 +127,14 @@ export function renderNoDemoPage(nonce: string): string {
     'Demo not available',
     nonce,
     `<h1>Demo not available</h1><p>The widget demo runs on the embedded start (<code>npm start</code> without <code>DATABASE_URL</code>).</p>`,
+  );
+}
+
+/** POST /demo/verify past its per-address limit. */
+export function renderDemoLimitPage(nonce: string, retryAfter: number): string {
+  return layout(
+    'Too many demo verifications',
+    nonce,
+    `<h1>Too many demo verifications</h1><p>This address has sent the demo forms too often; try again in ${retryAfter} s.</p>`,
   );
 }

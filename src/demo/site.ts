@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Services } from '../../routers/context.ts';
+import type { Services } from '../services.ts';
 import { SiteSchema } from '../entities/site.entity.ts';
 import { UserSchema } from '../entities/user.entity.ts';
 import { createSite, rotateSecret, siteBySecret, updateSite } from '../captcha/sites.ts';

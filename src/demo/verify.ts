@@ -1,36 +1,27 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Services } from '../../routers/context.ts';
+import { verifyToken, type Verdict } from '../captcha/siteverify.ts';
+
 /**
- * The demo's server side, as a site's backend would do it: redeem the token at siteverify
- * over HTTP. It calls this very service on the address the request came in on (never on the
- * Host header, which the client chooses and which would otherwise receive the secret).
+ * The demo's server side, as a site's backend would do it: redeem the token once with the
+ * site's secret. It calls the one-time verifier behind siteverify in-process rather than
+ * POSTing to this service's own /api/v1/siteverify: over HTTP every demo post would come
+ * from the service's loopback address and spend that address's siteverify budget (120 a
+ * minute), so anyone could lock local integrations out through the open demo form.
  */
 
-/** `http://addr:port` of a local socket address (IPv4-mapped IPv6 unwrapped, IPv6 bracketed). */
-export function selfUrl(localAddress: string | undefined, localPort: number | undefined): string {
-  let host = localAddress || '127.0.0.1';
-  if (host.startsWith('::ffff:') && host.includes('.')) host = host.slice(7);
-  if (host.includes(':')) host = `[${host}]`;
-  return `http://${host}:${localPort ?? 80}`;
-}
-
-export interface SiteverifyCall {
+export interface DemoVerifyCall {
   secret: string;
   response: string;
   remoteip?: string;
   sitekey?: string;
 }
 
-/** POSTs JSON to `${base}/api/v1/siteverify`; status 0 and no verdict when it cannot be reached. */
-export async function siteverifyOverHttp(base: string, call: SiteverifyCall): Promise<{ status: number; verdict: Record<string, unknown> | null }> {
-  try {
-    const res = await fetch(`${base}/api/v1/siteverify`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify(call),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const verdict = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-    return { status: res.status, verdict };
-  } catch {
-    return { status: 0, verdict: null };
-  }
+/** The verdict siteverify would give, from the same verifier, with no HTTP round trip. */
+export async function verifyDemoToken(services: Services, em: EntityManager, call: DemoVerifyCall): Promise<Verdict> {
+  if (!services.config.tokenKey) throw new Error('TOKEN_KEY was not resolved at start');
+  return verifyToken({ em, stores: services.stores, tokenKey: services.config.tokenKey, now: Date.now }, call);
 }
+
+/** How many demo verifications one address may post per minute. */
+export const DEMO_VERIFY_LIMIT = { max: 30, windowMs: 60_000 } as const;

@@ -1,5 +1,5 @@
-export { UserSchema, type User } from './user.entity.ts';
-export { ApiKeySchema, type ApiKey } from './api-key.entity.ts';
-export { ProjectSchema, type Project } from './project.entity.ts';
-export { ReportSchema, type Report, type ReportResult, type Privacy } from './report.entity.ts';
-export { SiteSchema, type Site } from './site.entity.ts';
+export { UserSchema } from './user.entity.ts';
+export { ApiKeySchema } from './api-key.entity.ts';
+export { ProjectSchema } from './project.entity.ts';
+export { ReportSchema } from './report.entity.ts';
+export { SiteSchema } from './site.entity.ts';

@@ -34,7 +34,8 @@ export const ReportSchema = defineEntity({
     project: p.string().length(253),
     result: p.string().length(8).$type<ReportResult>(),
     score: p.smallint(),
-    results: p.json<Record<string, unknown[]>>(),
+    /** Per-check results keyed by check id, as phpRank stores them (src/reports/results.ts). */
+    results: p.json<Record<string, unknown>>(),
     privacy: p.smallint().$type<Privacy>().default(1),
     // Never serialised: describeReport exposes only `password: boolean`. (`hidden()` would brand
     // the type and lose its null.)

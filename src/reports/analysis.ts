@@ -1,24 +1,32 @@
 import {
   AnalysisPool,
   AnalyzeError,
+  CheckPool,
   SaturatedError,
   analyzeUrl,
   defaultAnalyzerOptions,
-  type AnalysisResult,
   type AnalyzerOptions,
 } from '../analyzer/index.ts';
 import { renderingAnalyzerFrom } from '../analyzer/render/index.ts';
 import type { Config } from '../config.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
+import { safeBrowsingCheck, type SafeBrowsingOptions } from './gsb.ts';
+import type { StoredAnalysis } from './reports.ts';
+import { scoreOf, toReportResults } from './results.ts';
+import { storedUrl } from './urls.ts';
 
-/** Runs analyses for the reports API with bounded concurrency and maps failures to AppErrors. */
+/**
+ * Runs analyses for the reports API with bounded concurrency and maps failures to AppErrors.
+ * An analysis comes back as a report stores it: phpRank's results (with `gsb` when an API key
+ * is configured), scored with the configured weights, and `url` in phpRank's form.
+ */
 export interface ReportAnalyzer {
   /** `render` (the request's render=0|1) overrides ANALYZER_RENDER's choice for this page. */
-  analyze(url: string, opts?: { render?: boolean }): Promise<AnalysisResult>;
+  analyze(url: string, opts?: { render?: boolean }): Promise<StoredAnalysis>;
   readonly pool: AnalysisPool;
-  /** Closes the shared browser, if rendering started one. */
-  close?(): Promise<void>;
+  /** Stop the check workers and the shared browser, if rendering started one (services.close()). */
+  close(): Promise<void>;
 }
 
 export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
@@ -27,6 +35,7 @@ export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
     allowPrivate: config.ANALYZER_ALLOW_PRIVATE,
     totalTimeoutMs: config.ANALYZER_TIMEOUT_MS,
     maxBodyBytes: config.ANALYZER_MAX_BYTES,
+    checkBudgetMs: config.ANALYZER_CHECK_BUDGET_MS,
     thresholds: { ...base.thresholds, ...(config.ANALYZER_THRESHOLDS ?? {}) },
     weights: { ...base.weights, ...(config.ANALYZER_WEIGHTS ?? {}) },
   });
@@ -41,13 +50,19 @@ export function createReportAnalyzer(
   options: AnalyzerOptions = analyzerOptionsFrom(config),
   metrics?: Pick<Metrics, 'observeAnalysis'>,
 ): ReportAnalyzer {
+  const gsb: SafeBrowsingOptions | undefined = config.GSB_API_KEY
+    ? { apiKey: config.GSB_API_KEY, baseUrl: config.GSB_BASE_URL }
+    : undefined;
   const pool = new AnalysisPool(config.ANALYZER_CONCURRENCY, config.ANALYZER_QUEUE);
+  // Checks run in worker threads, one per running analysis at most, started with the service.
+  const checkPool = options.checkPool ?? new CheckPool({ threads: config.ANALYZER_CONCURRENCY });
+  const analyzerOptions: AnalyzerOptions = { ...options, checkPool };
   const renderer = renderingAnalyzerFrom(config);
   const timed = async (url: string, render?: boolean) => {
     const started = performance.now();
     let outcome = 'error';
     try {
-      const result = renderer ? await renderer.analyze(url, options, render) : await analyzeUrl(url, options);
+      const result = renderer ? await renderer.analyze(url, analyzerOptions, render) : await analyzeUrl(url, analyzerOptions);
       outcome = 'ok';
       return result;
     } catch (err) {
@@ -59,17 +74,34 @@ export function createReportAnalyzer(
   };
   return {
     pool,
-    close: async () => renderer?.close(),
+    close: async () => {
+      await renderer?.close();
+      if (!options.checkPool) await checkPool.close();
+    },
     async analyze(url, opts) {
+      let analysis;
       try {
-        return await pool.run(() => timed(url, opts?.render));
+        analysis = await pool.run(() => timed(url, opts?.render));
       } catch (err) {
         if (err instanceof SaturatedError) {
-          throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', { retryAfter: err.retryAfterSeconds });
+          throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', {
+            code: 'ERR_ANALYZER_BUSY',
+            retryAfter: err.retryAfterSeconds,
+          });
         }
-        if (err instanceof AnalyzeError) throw validationError('url', err.message);
+        if (err instanceof AnalyzeError) {
+          // The analyzer's reason (check_budget, timeout, forbidden_address...) is the body's `reason`.
+          throw validationError('url', err.message, { code: 'ERR_ANALYSIS_FAILED', reason: err.reason });
+        }
         throw err;
       }
+      const results = toReportResults(analysis.results);
+      if (gsb) {
+        const entry = await safeBrowsingCheck(analysis.finalUrl, gsb);
+        if (entry) results['gsb'] = entry;
+      }
+      const { score, result } = scoreOf(results, options.weights);
+      return { url: storedUrl(analysis.finalUrl), project: analysis.project, score, result, results };
     },
   };
 }

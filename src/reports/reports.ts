@@ -1,58 +1,58 @@
 import { LockMode, raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AnalysisResult } from '../analyzer/index.ts';
 import { ReportSchema, type Privacy, type Report, type ReportResult } from '../entities/report.entity.ts';
 import { UserSchema } from '../entities/user.entity.ts';
 import { notFound, validationError } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
 import { addToProject, countReports, removeFromProject, type ReportContribution } from './projects.ts';
 import { likeContains } from './pagination.ts';
+import type { ReportResults } from './results.ts';
 
-/** The columns a list shows (not the per-check detail). */
-const summaryFields = ['id', 'url', 'project', 'result', 'score', 'privacy', 'passwordHash', 'generatedAt', 'createdAt', 'updatedAt'] as const;
+/** The columns a list shows: every field of the public shape, `results` included. */
+const listFields = ['id', 'url', 'project', 'result', 'score', 'results', 'privacy', 'passwordHash', 'generatedAt', 'createdAt', 'updatedAt'] as const;
 
 /** A report as lists load it: the listed columns, as plain data (lists load no entities). */
-export type ReportSummary = Pick<Report, (typeof summaryFields)[number]>;
+export type ReportRow = Pick<Report, (typeof listFields)[number]>;
 
-function contribution(r: ReportSummary, userId: number): ReportContribution {
+function contribution(r: Pick<Report, 'project' | 'score' | 'result' | 'createdAt'>, userId: number): ReportContribution {
   return { userId, project: r.project, score: r.score, result: r.result, createdAt: r.createdAt };
 }
 
+/** What an analysis stores: `url` as phpRank keeps it, the project, the grade and the results. */
+export interface StoredAnalysis {
+  url: string;
+  project: string;
+  score: number;
+  result: ReportResult;
+  results: ReportResults;
+}
+
 /**
- * The password rule: required for privacy 2 (unless one is kept), refused otherwise.
- * Checked before any analysis so bad input costs no network work.
+ * A password decision taken once, by the report use case (src/reports/requests.ts): keep the
+ * stored hash, set a new one, or clear it.
  */
-export function checkPasswordRule(privacy: Privacy, password: string | undefined, hasCurrent: boolean): void {
-  if (privacy !== 2 && password) throw validationError('password', 'The password applies only when privacy is 2 (Password).');
-  if (privacy === 2 && !password && !hasCurrent) {
-    throw validationError('password', 'A password is required when privacy is 2 (Password).');
-  }
-}
+export type PasswordChange = { kind: 'keep' } | { kind: 'set'; hash: string } | { kind: 'clear' };
 
-/** The stored hash after a change: a new hash, the kept one, or none (privacy not 2). */
-async function passwordFor(privacy: Privacy, password: string | undefined, current: string | null): Promise<string | null> {
-  checkPasswordRule(privacy, password, current !== null);
-  if (privacy !== 2) return null;
-  return password ? hashPassword(password) : current;
-}
-
-/** Stores a new report for an analysis, and counts it in its project, in one transaction. */
+/**
+ * Stores a new report for an analysis, and counts it in its project, in one transaction.
+ * The password rule is the caller's (src/reports/requests.ts); this only hashes it.
+ */
 export async function createReport(
   em: EntityManager,
   userId: number,
   input: { privacy: Privacy; password?: string },
-  analysis: AnalysisResult,
+  analysis: StoredAnalysis,
 ): Promise<Report> {
-  const passwordHash = await passwordFor(input.privacy, input.password, null);
+  const passwordHash = input.privacy === 2 && input.password ? await hashPassword(input.password) : null;
   return em.transactional(async (tx) => {
     const now = new Date();
     const report = tx.create(ReportSchema, {
       user: tx.getReference(UserSchema, userId),
-      url: analysis.finalUrl,
+      url: analysis.url,
       project: analysis.project,
       result: analysis.result,
       score: analysis.score,
-      results: analysis.results as unknown as Record<string, unknown[]>,
+      results: analysis.results,
       privacy: input.privacy,
       passwordHash,
       generatedAt: now,
@@ -74,9 +74,9 @@ export async function getReport(em: EntityManager, userId: number, id: number): 
 
 export interface ReportUpdate {
   privacy?: Privacy;
-  password?: string;
+  password: PasswordChange;
   /** A fresh analysis when `results=1` was asked for. */
-  analysis?: AnalysisResult;
+  analysis?: StoredAnalysis;
 }
 
 /**
@@ -88,19 +88,21 @@ export async function updateReport(em: EntityManager, userId: number, id: number
   return em.transactional(async (tx) => {
     const report = await tx.findOne(ReportSchema, { id, user: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!report) throw notFound('Report');
-    const privacy = change.privacy ?? report.privacy;
-    if (change.privacy !== undefined || change.password) {
-      report.passwordHash = await passwordFor(privacy, change.password, privacy === report.privacy ? report.passwordHash ?? null : null);
-      report.privacy = privacy;
+    if (change.privacy !== undefined) report.privacy = change.privacy;
+    if (change.password.kind === 'set') report.passwordHash = change.password.hash;
+    if (change.password.kind === 'clear') report.passwordHash = null;
+    // A concurrent update may have cleared the hash this one meant to keep.
+    if (report.privacy === 2 && !report.passwordHash) {
+      throw validationError('password', 'A password is required when privacy is 2 (Password).');
     }
     if (change.analysis) {
       const before = contribution(report, userId);
       const a = change.analysis;
-      report.url = a.finalUrl;
+      report.url = a.url;
       report.project = a.project;
       report.score = a.score;
       report.result = a.result;
-      report.results = a.results as unknown as Record<string, unknown[]>;
+      report.results = a.results;
       report.generatedAt = new Date();
       await tx.flush();
       await removeFromProject(tx, before);
@@ -144,8 +146,8 @@ export async function countReportList(em: EntityManager, userId: number, q: Repo
   return em.count(ReportSchema, listWhere(userId, q));
 }
 
-/** One page of the user's reports, without their `results` detail. Ties sort by id. */
-export async function listReports(em: EntityManager, userId: number, q: ReportListQuery): Promise<ReportSummary[]> {
+/** One page of the user's reports, with their `results`. Ties sort by id. */
+export async function listReports(em: EntityManager, userId: number, q: ReportListQuery): Promise<ReportRow[]> {
   return findPage(em, userId, q, q.perPage);
 }
 
@@ -153,15 +155,15 @@ export async function listReports(em: EntityManager, userId: number, q: ReportLi
  * One page as plain rows: the ORM maps and converts the columns as it would for entities,
  * without building and tracking 100 of them (several times the cost of the query itself).
  */
-async function findPage(em: EntityManager, userId: number, q: ReportListQuery, limit: number): Promise<ReportSummary[]> {
+async function findPage(em: EntityManager, userId: number, q: ReportListQuery, limit: number): Promise<ReportRow[]> {
   return em
     .createQueryBuilder(ReportSchema)
-    .select([...summaryFields])
+    .select([...listFields])
     .where(listWhere(userId, q))
     .orderBy([{ [sortColumn[q.sortBy]]: q.sort }, ...(q.sortBy === 'id' ? [] : [{ id: q.sort }])])
     .limit(limit)
     .offset(q.offset)
-    .execute<ReportSummary[]>('all');
+    .execute<ReportRow[]>('all');
 }
 
 function listWhere(userId: number, q: ReportListQuery) {
@@ -175,23 +177,19 @@ function listWhere(userId: number, q: ReportListQuery) {
   };
 }
 
-/** The public shape of a report in lists: without the per-check `results`. */
-export function describeReportSummary(r: ReportSummary) {
+/** The public shape of a report (DESIGN section 5, phpRank's fields plus `score`), in lists too. */
+export function describeReport(r: ReportRow) {
   return {
     id: r.id,
     url: r.url,
     project: r.project,
     result: r.result,
     score: r.score,
+    results: r.results as ReportResults,
     privacy: r.privacy as number,
     password: Boolean(r.passwordHash),
     generated_at: r.generatedAt.toISOString(),
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
   };
-}
-
-/** The public shape of one report (DESIGN section 5), with its per-check results. */
-export function describeReport(r: Report) {
-  return { ...describeReportSummary(r), results: r.results };
 }

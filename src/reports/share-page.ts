@@ -1,4 +1,6 @@
 import type { Report } from '../entities/report.entity.ts';
+import { fullUrlOf } from './urls.ts';
+import { byCategory, type ReportResults } from './results.ts';
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(value: unknown): string {
@@ -61,11 +63,11 @@ const labMetrics: Array<[id: string, label: string]> = [
 ];
 
 /** The lab measurements of a rendered analysis (empty when the page was not rendered). */
-function renderMeasurements(results: Record<string, unknown> | null | undefined): string {
+function renderMeasurements(results: ReportResults | null | undefined): string {
   const checks = new Map(
-    ((results?.['performance'] as Array<CheckView & { rendered?: boolean }> | undefined) ?? [])
-      .filter((c) => c.rendered)
-      .map((c) => [c.id, c]),
+    Object.entries(results ?? {})
+      .filter(([, c]) => c.rendered)
+      .map(([id, c]) => [id, { id, ...c }]),
   );
   const rows = labMetrics
     .filter(([id]) => checks.has(id))
@@ -82,7 +84,7 @@ function renderMeasurements(results: Record<string, unknown> | null | undefined)
 
 /** The report page: grade, score, and every check by category with its details. No scripts. */
 export function renderReportPage(report: Pick<Report, 'id' | 'url' | 'project' | 'result' | 'score' | 'results' | 'generatedAt'>): string {
-  const sections = Object.entries(report.results ?? {}).map(([category, checks]) => {
+  const sections = byCategory(report.results as ReportResults).map(([category, checks]) => {
     const rows = (checks as CheckView[])
       .map(
         (c) => `<tr><td><code>${escapeHtml(c.id)}</code></td><td class="${c.passed ? 'pass' : 'fail'}">${c.passed ? 'Passed' : 'Failed'}</td>
@@ -95,10 +97,10 @@ export function renderReportPage(report: Pick<Report, 'id' | 'url' | 'project' |
   });
   return layout(
     `Report for ${report.url}`,
-    `<h1>Report for <code>${escapeHtml(report.url)}</code></h1>
+    `<h1>Report for <code>${escapeHtml(fullUrlOf(report))}</code></h1>
 <p><span class="grade ${escapeHtml(report.result)}">${escapeHtml(report.result)}</span> Score <strong>${escapeHtml(report.score)}</strong> of 100.
 Project <code>${escapeHtml(report.project)}</code>. Generated ${escapeHtml(report.generatedAt.toISOString())}.</p>
-${renderMeasurements(report.results as Record<string, unknown> | null)}
+${renderMeasurements(report.results as ReportResults | null)}
 ${sections.join('\n')}`,
   );
 }

@@ -1,22 +1,40 @@
+import { AnalyzeError } from '../analyzer/index.ts';
+import { parseTargetUrl } from '../analyzer/address-guard.ts';
+import type { Report } from '../entities/report.entity.ts';
 import { validationError } from '../errors.ts';
+import type { ReportResults } from './results.ts';
 
 /**
- * Checks a report URL before any network work: absolute http or https, at most 2048
- * characters once normalised, no credentials. Returns the normalised URL.
+ * The one URL rule of reports: the analyzer's own parser (absolute http or https, a host, no
+ * credentials, at most 2048 characters), run before any network work. Its refusals become a
+ * 422 on `url` with `reason: "invalid_url"`, the analyzer's vocabulary. Returns the URL.
  */
 export function parseReportUrl(input: string): string {
-  const text = input.trim();
-  if (!text) throw validationError('url', 'The url field is required.');
-  let url: URL;
+  if (!input.trim()) throw validationError('url', 'The url field is required.', { reason: 'invalid_url' });
   try {
-    url = new URL(text);
-  } catch {
-    throw validationError('url', 'The url must be a valid absolute http or https URL.');
+    return parseTargetUrl(input).href;
+  } catch (err) {
+    if (err instanceof AnalyzeError) throw validationError('url', err.message, { reason: err.reason });
+    throw err;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw validationError('url', 'The url must use http or https.');
-  if (url.username || url.password) throw validationError('url', 'The url must not contain credentials.');
-  if (!url.hostname) throw validationError('url', 'The url must name a host.');
-  const normalised = url.toString();
-  if (normalised.length > 2048) throw validationError('url', 'The url must not be longer than 2048 characters.');
-  return normalised;
+}
+
+/**
+ * A URL as phpRank stores it in `url`: without the scheme, without a leading `www.`, and
+ * without the slash of a bare root path (`https://www.example.com/` is `example.com`).
+ */
+export function storedUrl(href: string): string {
+  const rest = href.replace(/^https?:\/\//i, '').replace(/^www\./i, '');
+  return /^[^/?#]*\/$/.test(rest) ? rest.slice(0, -1) : rest;
+}
+
+/** A search term read the way `url` is stored, so a pasted full address still matches. */
+export function storedUrlSearch(term: string): string {
+  return term.replace(/^https?:\/\//i, '').replace(/^www\./i, '');
+}
+
+/** The address a stored report was made for: its full URL, kept in `results.seo_friendly_url.value`. */
+export function fullUrlOf(report: Pick<Report, 'url' | 'results'>): string {
+  const value = (report.results as ReportResults)['seo_friendly_url']?.value;
+  return typeof value === 'string' && /^https?:\/\//i.test(value) ? value : `http://${report.url}`;
 }

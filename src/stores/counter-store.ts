@@ -8,6 +8,8 @@ import { positiveTtl, TtlMap } from './challenge-store.ts';
 export interface CounterStore {
   /** Counts one hit on `key` and resolves to the number of hits in the current window (>= 1). */
   hit(key: string, windowMs: number): Promise<number>;
+  /** Hits on `key` in its current window, without counting one (0 when none). */
+  count(key: string): Promise<number>;
 }
 
 /** Process-memory counters; `now` is injectable for fake time. */
@@ -20,6 +22,9 @@ export function memoryCounterStore(prefix: string, now: () => number = () => Dat
       if (entry) return ++entry.count;
       map.set(k, { count: 1 }, positiveTtl(windowMs));
       return 1;
+    },
+    async count(key) {
+      return map.get(prefix + key)?.count ?? 0;
     },
   };
 }
@@ -37,6 +42,9 @@ export function redisCounterStore(client: RedisClient, prefix: string): CounterS
     async hit(key, windowMs) {
       const n = await client.eval(hitScript, { keys: [prefix + key], arguments: [String(positiveTtl(windowMs))] });
       return Number(n);
+    },
+    async count(key) {
+      return Number((await client.get(prefix + key)) ?? 0);
     },
   };
 }

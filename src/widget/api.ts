@@ -13,25 +13,19 @@ export class CaptchaError extends Error {
   }
 }
 
-/** The v1 challenge as the server describes it (type only: erased from the bundle). */
-import type { V1View } from '../captcha/v1.ts';
-export type { V1View };
-
-export interface Issued {
-  token: string;
-  expires_at: string;
-}
-
-export type ManagedOutcome =
-  | ({ outcome: 'pass' } & Issued)
-  | { outcome: 'pow'; challenge: string; salt: string; difficulty: number; expires_at: string }
-  | { outcome: 'challenge'; challenge: V1View };
-
-export type V1Verdict =
-  | ({ success: true } & Issued)
-  | { success: false; error: 'wrong-answer' | 'challenge-spent'; attempts_left: number };
-
-export type PowVerdict = ({ success: true } & Issued) | { success: false; error: 'invalid-proof'; attempts_left: number };
+/** The wire types, inferred from the routes' zod schemas (type-only: erased from the bundle). */
+import type {
+  WireIssued as Issued,
+  WireManagedOutcome as ManagedOutcome,
+  WirePowVerdict as PowVerdict,
+  WireScoreOutcome,
+  WireV1Verdict as V1Verdict,
+  WireV1View as V1View,
+  WireWorkView as WorkView,
+} from '../captcha/wire.ts';
+import { runEnv } from './env.ts';
+import { startWork, workerScriptAt } from './work.ts';
+export type { Issued, ManagedOutcome, PowVerdict, V1Verdict, V1View, WorkView };
 
 type Fields = Record<string, string | number | boolean | undefined | Telemetry>;
 
@@ -51,7 +45,9 @@ function encode(fields: Fields): URLSearchParams {
 
 /** The challenge routes of one service, at `base` (the folder widget.js was loaded from). */
 export class Api {
-  constructor(readonly base: string) {}
+  constructor(readonly base: string) {
+    workerScriptAt(this.url('/widget-worker.js'));
+  }
 
   private url(path: string): string {
     return this.base + path;
@@ -84,9 +80,21 @@ export class Api {
     return (await res.json()) as T;
   }
 
-  /** v3: a score token for `action` (default `submit`); the score itself stays sealed in it. */
-  score(sitekey: string, action?: string, cdata?: string): Promise<Issued> {
-    return this.post<Issued>('/api/v3/challenges', { sitekey, action: action || 'submit', cdata, telemetry: telemetry() });
+  /**
+   * v3: a score token for `action` (default `submit`); the score itself stays sealed in it.
+   * Two requests: the work challenge, then its proof (the work in workers, the environment
+   * program on the page).
+   */
+  async score(sitekey: string, action?: string, cdata?: string): Promise<Issued> {
+    const fields = { sitekey, action: action || 'submit', cdata };
+    const first = await this.post<WireScoreOutcome>('/api/v3/challenges', { ...fields, telemetry: telemetry() });
+    if (!('challenge' in first)) return first;
+    const work = first.challenge;
+    const env = runEnv(work.env);
+    const { solutions } = await startWork(work).promise;
+    const issued = await this.post<WireScoreOutcome>('/api/v3/challenges', { ...fields, telemetry: telemetry(), work: work.ticket, solutions, env });
+    if ('challenge' in issued) throw new CaptchaError('server');
+    return issued;
   }
 
   /** The challenge image as a Blob (shown through an object URL). */

@@ -32,6 +32,8 @@ export const en = {
   failed: 'Verification failed. Try again.',
   retry: 'Try again',
   needed: 'Complete the human verification first.',
+  noImage: 'Cannot see the image? Verify without it',
+  noImageWorking: 'Verifying without the image. Your device is doing a longer check; this can take several seconds.',
 } as const;
 
 export type Strings = Record<keyof typeof en, string>;

@@ -15,6 +15,8 @@ export interface View {
   answer: HTMLInputElement;
   submit: HTMLButtonElement;
   refresh: HTMLButtonElement;
+  /** The way through without the image (a longer proof of work instead). */
+  noImage: HTMLButtonElement;
   progress: HTMLProgressElement;
   /** The one live region: every state change is announced through it. */
   status: HTMLElement;
@@ -52,6 +54,7 @@ input{flex:1;min-width:0;padding:6px 8px;border:1px solid var(--muted);border-ra
 .btn{padding:6px 12px;border:1px solid var(--accent);border-radius:4px;background:var(--accent);color:var(--on-accent);font:inherit;font-weight:600;cursor:pointer}
 .btn.icon{flex:none;width:40px;height:40px;padding:0;background:transparent;color:var(--accent);font-size:22px;line-height:1}
 .btn[aria-disabled=true]{opacity:.55;cursor:default}
+.link{justify-self:start;padding:2px 0;border:0;background:none;color:var(--accent);font:inherit;font-size:13px;text-decoration:underline;cursor:pointer}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 input:focus-visible{outline-offset:0}
 progress{width:100%;height:6px;accent-color:var(--accent)}
@@ -111,11 +114,13 @@ export function buildView(s: Strings, theme: string): View {
   });
   const submit = h('button', { type: 'button', class: 'btn' }, s.submit);
   const refresh = h('button', { type: 'button', class: 'btn icon', 'aria-label': s.refresh, title: s.refresh }, h('span', { 'aria-hidden': 'true' }, '\u21bb'));
+  const noImage = h('button', { type: 'button', class: 'link', 'aria-describedby': `s${n}` }, s.noImage);
   const panel = h(
     'div',
     { class: 'panel', hidden: '' },
     h('div', { class: 'figure' }, image, refresh),
     h('div', { class: 'answer' }, answer, submit),
+    noImage,
   );
   const progress = h('progress', { max: '100', value: '0', 'aria-label': s.progress, hidden: '' });
   const box = h(
@@ -127,5 +132,5 @@ export function buildView(s: Strings, theme: string): View {
     status,
   );
   root.append(box);
-  return { host, box, action, actionText, panel, image, answer, submit, refresh, progress, status };
+  return { host, box, action, actionText, panel, image, answer, submit, refresh, noImage, progress, status };
 }

@@ -1,5 +1,6 @@
-import { CaptchaError, type Api, type Issued, type ManagedOutcome, type PowVerdict, type V1Verdict, type V1View } from './api.ts';
-import { startPow, type PowJob } from './pow.ts';
+import { CaptchaError, type Api, type Issued, type ManagedOutcome, type PowVerdict, type V1Verdict, type V1View, type WorkView } from './api.ts';
+import { runEnv } from './env.ts';
+import { startWork, type WorkJob } from './work.ts';
 import { fill, stringsFor, type Strings } from './strings.ts';
 import { telemetry } from './telemetry.ts';
 import { buildView, type State, type View } from './view.ts';
@@ -21,8 +22,9 @@ export class Widget {
   private tokenUntil = 0;
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
   private waitTimer: ReturnType<typeof setTimeout> | undefined;
-  private job: PowJob | undefined;
-  private challenge: { view: V1View; managed: boolean } | undefined;
+  private job: WorkJob | undefined;
+  /** The image challenge on screen, and the proof of work its next answer carries (solved in the background). */
+  private challenge: { view: V1View; managed: boolean; proof?: { job: WorkJob; ticket: string } } | undefined;
   private imageUrl: string | undefined;
   private pending: Promise<string> | undefined;
   private waiters: { resolve(token: string): void; reject(err: Error): void }[] = [];
@@ -45,6 +47,7 @@ export class Widget {
     v.action.addEventListener('click', () => this.activate());
     v.submit.addEventListener('click', () => void this.answer());
     v.refresh.addEventListener('click', () => void this.refresh());
+    v.noImage.addEventListener('click', () => void this.withoutImage());
     v.answer.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter') return;
       e.preventDefault();
@@ -85,6 +88,7 @@ export class Widget {
     this.run++;
     this.job?.cancel();
     this.job = undefined;
+    this.challenge?.proof?.job.cancel();
     clearTimeout(this.expiryTimer);
     clearTimeout(this.waitTimer);
     this.setToken(undefined);
@@ -152,26 +156,79 @@ export class Widget {
       if (run !== this.run) return;
       if (out.outcome === 'pass') return this.succeed(out);
       if (out.outcome === 'challenge') return await this.showChallenge(out.challenge, true, note);
-      let shown = -1;
-      v.progress.value = 0;
-      v.progress.hidden = false;
-      this.say(this.s.checking);
-      this.job = startPow(out.salt, out.difficulty, (fraction) => {
-        const pct = Math.min(99, Math.floor(fraction * 100));
-        if (pct === shown || run !== this.run) return;
-        shown = pct;
-        v.progress.value = pct;
-        v.actionText.textContent = fill(this.s.working, { n: pct });
+      const env = runEnv(out.work.env);
+      const solutions = await this.solve(out.work, run);
+      if (solutions === undefined) return;
+      const verdict = await this.api.post<PowVerdict>(`/api/v2/challenges/${encodeURIComponent(out.challenge)}/verify`, {
+        work: out.work.ticket,
+        solutions,
+        env,
+        telemetry: telemetry(),
       });
-      const nonce = await this.job.promise;
-      this.job = undefined;
       if (run !== this.run) return;
-      const verdict = await this.api.post<PowVerdict>(`/api/v2/challenges/${encodeURIComponent(out.challenge)}/verify`, { nonce });
-      if (run !== this.run) return;
-      if (!verdict.success) throw new CaptchaError('server');
-      this.succeed(verdict);
+      if (verdict.success) return this.succeed(verdict);
+      if (verdict.error === 'challenge-required') return await this.showChallenge(verdict.challenge, true, note);
+      throw new CaptchaError('server');
     } catch (err) {
       if (run === this.run) this.fail(err);
+    }
+  }
+
+  /** Runs work with the progress bar showing; undefined when the run was reset meanwhile. */
+  private async solve(work: WorkView, run: number): Promise<string | undefined> {
+    const v = this.view;
+    let shown = -1;
+    v.progress.value = 0;
+    v.progress.hidden = false;
+    this.say(this.s.checking);
+    this.job = startWork(work, (fraction) => {
+      const pct = Math.min(99, Math.floor(fraction * 100));
+      if (pct === shown || run !== this.run) return;
+      shown = pct;
+      v.progress.value = pct;
+      v.actionText.textContent = fill(this.s.working, { n: pct });
+    });
+    const { solutions } = await this.job.promise;
+    this.job = undefined;
+    return run === this.run ? solutions : undefined;
+  }
+
+  /** Starts the proof the next answer needs, in the background while the visitor reads. */
+  private prepareProof(work: WorkView | null | undefined): void {
+    const c = this.challenge;
+    if (!c) return;
+    c.proof?.job.cancel();
+    c.proof = work ? { job: startWork(work), ticket: work.ticket } : undefined;
+    c.proof?.job.promise.catch(() => {});
+  }
+
+  /**
+   * The way through without the image: a longer proof of work, announced in the live region
+   * (it takes some seconds), sent instead of an answer.
+   */
+  private async withoutImage(): Promise<void> {
+    const c = this.challenge;
+    const v = this.view;
+    if (!c || this.busy || !c.view.no_image) return;
+    const run = this.run;
+    this.busy = true;
+    c.proof?.job.cancel();
+    c.proof = undefined;
+    v.panel.hidden = true;
+    this.setState('working', this.s.verifying, this.s.noImageWorking);
+    try {
+      const solutions = await this.solve(c.view.no_image, run);
+      if (solutions === undefined) return;
+      const verdict = await this.api.post<V1Verdict>(`/api/v1/challenges/${encodeURIComponent(c.view.challenge)}/verify`, {
+        no_image: true,
+        work: c.view.no_image.ticket,
+        solutions,
+      });
+      if (run !== this.run) return;
+      if (verdict.success) return this.succeed(verdict);
+      throw new CaptchaError('server');
+    } catch (err) {
+      if (run === this.run) this.challengeError(err);
     }
   }
 
@@ -211,6 +268,7 @@ export class Widget {
     const hadFocus = this.focused();
     this.busy = true;
     this.challenge = { view, managed };
+    this.prepareProof(view.work);
     const blob = await this.api.asset(view.asset_url);
     if (run !== this.run) return;
     if (this.imageUrl) URL.revokeObjectURL(this.imageUrl);
@@ -218,6 +276,7 @@ export class Widget {
     v.action.hidden = true;
     v.progress.hidden = true;
     v.panel.hidden = false;
+    v.noImage.hidden = !view.no_image;
     v.answer.value = '';
     this.busy = false;
     // Without a note the visible prompt says it all; the live region still announces it.
@@ -238,11 +297,16 @@ export class Widget {
     const run = this.run;
     this.busy = true;
     try {
-      const verdict = await this.api.post<V1Verdict>(`/api/v1/challenges/${encodeURIComponent(c.view.challenge)}/verify`, { answer });
+      const proof = c.proof;
+      if (proof) this.say(this.s.verifying);
+      const solved = proof ? { work: proof.ticket, solutions: (await proof.job.promise).solutions } : {};
+      if (run !== this.run) return;
+      const verdict = await this.api.post<V1Verdict>(`/api/v1/challenges/${encodeURIComponent(c.view.challenge)}/verify`, { answer, ...solved });
       if (run !== this.run) return;
       this.busy = false;
       if (verdict.success) return this.succeed(verdict);
       if (verdict.error === 'challenge-spent') return await this.newChallenge(this.s.spent);
+      this.prepareProof(verdict.work);
       v.answer.value = '';
       v.answer.focus();
       this.say(fill(this.s.wrong, { n: verdict.attempts_left }), true);
@@ -295,6 +359,7 @@ export class Widget {
     const v = this.view;
     const hadFocus = this.focused();
     this.busy = false;
+    this.challenge?.proof?.job.cancel();
     this.challenge = undefined;
     if (this.imageUrl) URL.revokeObjectURL(this.imageUrl);
     this.imageUrl = undefined;

@@ -76,20 +76,20 @@ describe('a well-built page', () => {
     expect(result.httpVersion).toBe('1.1');
     expect(result.timings.totalMs).toBeGreaterThanOrEqual(result.timings.ttfbMs);
     const mustPass = [
-      'title', 'meta_description', 'h1', 'content_keywords', 'image_alt', 'seo_friendly_url', 'not_found_page',
-      'robots_txt', 'noindex', 'in_page_links', 'language', 'favicon', 'canonical', 'hreflang', 'compression',
-      'page_size', 'requests', 'image_format', 'deferred_scripts', 'dom_size', 'cache_headers',
-      'image_dimensions', 'mixed_content', 'server_signature', 'unsafe_cross_origin_links', 'plaintext_emails',
+      'title', 'meta_description', 'headings', 'content_keywords', 'image_keywords', 'seo_friendly_url', '404_page',
+      'robots', 'noindex', 'in_page_links', 'language', 'favicon', 'canonical', 'hreflang', 'text_compression',
+      'page_size', 'http_requests', 'image_format', 'defer_javascript', 'dom_size', 'cache_headers',
+      'image_dimensions', 'mixed_content', 'server_signature', 'unsafe_cross_origin_links', 'plaintext_email',
       'content_security_policy', 'content_type_options', 'frame_protection', 'referrer_policy',
-      'structured_data', 'json_ld_valid', 'viewport', 'charset', 'sitemap', 'social_links', 'open_graph',
-      'content_length', 'text_html_ratio', 'inline_css', 'deprecated_tags', 'doctype',
+      'structured_data', 'json_ld_valid', 'meta_viewport', 'charset', 'sitemap', 'social', 'open_graph',
+      'content_length', 'text_html_ratio', 'inline_css', 'deprecated_html_tags', 'doctype',
     ];
     for (const id of mustPass) expect({ id, passed: check(result, id).passed, details: check(result, id).details }).toMatchObject({ passed: true });
     // Served over plain HTTP/1.1 with gzip: these cannot pass.
-    for (const id of ['https', 'http_to_https_redirect', 'hsts', 'http2', 'brotli']) expect(check(result, id).passed).toBe(false);
+    for (const id of ['https_encryption', 'http_to_https_redirect', 'hsts', 'http2', 'brotli']) expect(check(result, id).passed).toBe(false);
     expect(check(result, 'http2').value).toBe('1.1');
     expect(check(result, 'sitemap').value).toBe(`${site.origin}/sitemap-index.xml`);
-    expect(check(result, 'social_links').value).toEqual(['X (Twitter)', 'Facebook']);
+    expect(check(result, 'social').value).toEqual(['X (Twitter)', 'Facebook']);
     expect(Object.keys(result.results)).toEqual(['seo', 'performance', 'security', 'miscellaneous']);
     for (const [category, list] of Object.entries(result.results)) for (const c of list) expect(c.category).toBe(category);
   });
@@ -107,22 +107,22 @@ describe('a poor page', () => {
       return c.details;
     };
     expect(failed('title')).toEqual(['<title>Home</title>', '<title>Second title</title>']);
-    expect(failed('h1')).toEqual(['<h1>Home</h1>', '<h1>Another heading</h1>']);
-    expect(failed('image_alt')).toEqual(['<img src="/photo.jpg">']);
+    expect(failed('headings')).toEqual(['<h1>Home</h1>', '<h1>Another heading</h1>']);
+    expect(failed('image_keywords')).toEqual(['<img src="/photo.jpg">']);
     expect(failed('image_format')).toEqual(['<img src="/photo.jpg">', '<img src="/banner.png">']);
     expect(failed('image_dimensions')).toHaveLength(2);
-    expect(failed('deferred_scripts')).toEqual(['<script src="/jquery.js">']);
+    expect(failed('defer_javascript')).toEqual(['<script src="/jquery.js">']);
     expect(failed('noindex')).toEqual(['<meta name="robots" content="noindex, nofollow">']);
     expect(failed('unsafe_cross_origin_links')).toEqual(['<a href="https://partner.example/deals">']);
-    expect(failed('plaintext_emails')).toEqual(['info@example.com']);
+    expect(failed('plaintext_email')).toEqual(['info@example.com']);
     expect(failed('inline_css')).toEqual(['<div style="color: red">']);
-    expect(failed('deprecated_tags')).toEqual(['<font> x1', '<center> x1']);
+    expect(failed('deprecated_html_tags')).toEqual(['<font> x1', '<center> x1']);
     expect(failed('server_signature')).toEqual(['server: Apache/2.4.41 (Ubuntu)', 'x-powered-by: PHP/7.4.3']);
     expect(failed('json_ld_valid')[0]).toMatch(/^JSON-LD block 1:/);
     expect(failed('seo_friendly_url').join(' ')).toMatch(/query string.*uppercase.*underscores/);
     expect(failed('in_page_links')).toEqual(['161 links (max 150).']);
-    expect(failed('not_found_page')[0]).toMatch(/answered with status 200/);
-    for (const id of ['meta_description', 'language', 'favicon', 'canonical', 'compression', 'viewport', 'charset', 'doctype', 'sitemap', 'open_graph', 'content_length', 'structured_data']) {
+    expect(failed('404_page')[0]).toMatch(/answered with status 200/);
+    for (const id of ['meta_description', 'language', 'favicon', 'canonical', 'text_compression', 'meta_viewport', 'charset', 'doctype', 'sitemap', 'open_graph', 'content_length', 'structured_data']) {
       failed(id);
     }
   });
@@ -176,7 +176,7 @@ describe('content encodings', () => {
       const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
       expect(check(result, 'title').value).toBe('Coffee Brewing Guide: Methods and Tips');
       expect(check(result, 'content_length').passed).toBe(true);
-      expect(check(result, 'compression')).toMatchObject({ passed: encoding !== undefined, value: encoding ?? null });
+      expect(check(result, 'text_compression')).toMatchObject({ passed: encoding !== undefined, value: encoding ?? null });
       expect(check(result, 'brotli').passed).toBe(encoding === 'br');
       expect(check(result, 'page_size').value).toBe(Buffer.byteLength(goodPage(site.origin)));
     });
@@ -201,8 +201,8 @@ describe('robots.txt, 404 handling and indexing', () => {
       '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nDisallow: /guide\n' },
     }));
     const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
-    expect(check(result, 'robots_txt').passed).toBe(false);
-    expect(check(result, 'robots_txt').details).toEqual(['robots.txt disallows this page (line 2: Disallow: /guide).']);
+    expect(check(result, 'robots').passed).toBe(false);
+    expect(check(result, 'robots').details).toEqual(['robots.txt disallows this page (line 2: Disallow: /guide).']);
   });
 
   it('honours a group for our own agent token', async () => {
@@ -211,13 +211,13 @@ describe('robots.txt, 404 handling and indexing', () => {
       '/robots.txt': { body: 'User-agent: *\nAllow: /\n\nUser-agent: WebsiteAnalyzer\nDisallow: /\n' },
     }));
     const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
-    expect(check(result, 'robots_txt').passed).toBe(false);
+    expect(check(result, 'robots').passed).toBe(false);
   });
 
   it('fails not_found_page when a random path answers 200', async () => {
     const site = await serve((origin) => goodSite(origin), { headers: { 'content-type': 'text/html' }, body: '<p>Everything exists</p>' });
     const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
-    expect(check(result, 'not_found_page')).toMatchObject({ passed: false, value: 200 });
+    expect(check(result, '404_page')).toMatchObject({ passed: false, value: 200 });
     expect(site.hits.some((h) => h.startsWith('/this-page-should-not-exist-'))).toBe(true);
   });
 
@@ -239,10 +239,10 @@ describe('auxiliary fetches', () => {
     }));
     const result = await analyzeUrl(`${site.origin}${goodPath}`, options({ totalTimeoutMs: 300 }));
     expect(result.status).toBe(200);
-    expect(check(result, 'robots_txt')).toMatchObject({ passed: true, value: { status: null, rules: false } });
+    expect(check(result, 'robots')).toMatchObject({ passed: true, value: { status: null, rules: false } });
     expect(check(result, 'sitemap').passed).toBe(false);
     expect(check(result, 'sitemap').details[0]).toMatch(/did not load within/);
-    expect(check(result, 'not_found_page').passed).toBe(true);
+    expect(check(result, '404_page').passed).toBe(true);
   });
 });
 

@@ -55,7 +55,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
     pass: [{ name: 'present', input: { html: doc('<meta name="Description" content="About us">') } }],
     fail: [{ name: 'empty', input: { html: doc('<meta name="description" content=" ">') } }],
   },
-  h1: {
+  headings: {
     pass: [{ name: 'one, distinct', input: { html: doc('<title>Shop</title>', '<h1>Welcome to the shop</h1>') } }],
     fail: [
       { name: 'none', input: { html: doc('<title>T</title>') }, details: ['The page has no <h1>.'] },
@@ -67,7 +67,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
     pass: [{ name: 'all present', input: { html: doc('<title>Espresso Machines | Acme</title>', '<p>Acme sells espresso machines.</p>') } }],
     fail: [{ name: 'missing', input: { html: doc('<title>Espresso Machines</title>', '<p>We sell espresso.</p>') }, details: ['machines'] }],
   },
-  image_alt: {
+  image_keywords: {
     pass: [{ name: 'empty alt is fine', input: { html: doc('', '<img src="a.png" alt="">') } }],
     fail: [{ name: 'no alt', input: { html: doc('', '<img src="a.png" alt="x"><img src="b.png">') }, details: ['<img src="b.png">'] }],
   },
@@ -81,7 +81,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
       { name: 'long', input: { url: `https://example.com/${'a'.repeat(100)}` }, details: ['The URL is 120 characters long (max 100).'] },
     ],
   },
-  not_found_page: {
+  '404_page': {
     pass: [
       { name: '404', input: { aux: aux() } },
       { name: '410', input: { aux: aux({ notFound: { url: 'https://example.com/x', status: 410 } }) } },
@@ -91,7 +91,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
       { name: 'not fetched', input: {} },
     ],
   },
-  robots_txt: {
+  robots: {
     pass: [
       { name: 'no robots.txt', input: { aux: aux() } },
       { name: 'allowed', input: { aux: aux({ robots: { url: 'https://example.com/robots.txt', status: 200, text: 'User-agent: *\nDisallow: /admin' } }) } },
@@ -137,7 +137,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
     ],
     fail: [{ name: 'invalid', input: { html: doc('<link rel="alternate" hreflang="en_US" href="/en"><link rel="alternate" hreflang="de" href="/de">') }, details: ['<link hreflang="en_US">'] }],
   },
-  compression: {
+  text_compression: {
     pass: [{ name: 'gzip', input: { headers: { 'content-encoding': 'gzip' } } }],
     fail: [{ name: 'identity', input: { headers: {} } }],
   },
@@ -152,7 +152,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
     pass: [{ name: 'small', input: { decodedBytes: 330 * 1024 } }],
     fail: [{ name: 'large', input: { decodedBytes: 330 * 1024 + 1 } }],
   },
-  requests: {
+  http_requests: {
     pass: [{ name: '50 (duplicates and data: ignored)', input: { html: doc('<link rel="stylesheet" href="/s.css">', imgs(49) + '<img src="/i0.webp"><img src="data:image/png;base64,AA==">') } }],
     fail: [{ name: '51', input: { html: doc('<script src="/a.js"></script><link rel="stylesheet" href="/s.css">', imgs(49)) }, details: ['1 script request(s)', '49 image request(s)', '1 stylesheet request(s)'] }],
   },
@@ -163,7 +163,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
     ],
     fail: [{ name: 'jpeg and png', input: { html: doc('', '<img src="a.jpg"><img src="b.webp"><img src="c.png">') }, details: ['<img src="a.jpg">', '<img src="c.png">'] }],
   },
-  deferred_scripts: {
+  defer_javascript: {
     pass: [{ name: 'deferred, async, module, inline, body', input: { html: doc('<script src="a.js" defer></script><script src="b.js" async></script><script type="module" src="c.js"></script><script>1</script>', '<script src="d.js"></script>') } }],
     fail: [{ name: 'blocking', input: { html: doc('<script src="a.js"></script><script src="b.js" defer></script>') }, details: ['<script src="a.js">'] }],
   },
@@ -187,7 +187,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
     pass: [{ name: 'both', input: { html: doc('', '<img src="a.webp" width="10" height="10">') } }],
     fail: [{ name: 'missing height', input: { html: doc('', '<img src="a.webp" width="10">') }, details: ['<img src="a.webp">'] }],
   },
-  https: {
+  https_encryption: {
     pass: [{ name: 'https', input: {} }],
     fail: [{ name: 'http', input: { url: 'http://example.com/' } }],
   },
@@ -220,7 +220,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
     pass: [{ name: 'same origin or rel', input: { html: doc('', '<a href="/x" target="_blank">a</a><a href="https://o.example/" target="_blank" rel="noopener">b</a><a href="https://o.example/">c</a>') } }],
     fail: [{ name: 'cross-origin _blank', input: { html: doc('', '<a href="https://o.example/" target="_BLANK" rel="nofollow">b</a>') }, details: ['<a href="https://o.example/">'] }],
   },
-  plaintext_emails: {
+  plaintext_email: {
     pass: [{ name: 'none', input: { html: doc('', '<p>Contact us via the form.</p>') } }],
     fail: [{ name: 'text and mailto', input: { html: doc('', '<p>Mail jane.doe@example.co.uk</p><a href="mailto:sales@example.com?subject=hi">Sales</a>') }, details: ['jane.doe@example.co.uk', 'sales@example.com'] }],
   },
@@ -271,7 +271,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
     ],
     fail: [{ name: 'second invalid', input: { html: doc('<script type="application/ld+json">{}</script><script type="application/ld+json"></script>') } }],
   },
-  viewport: {
+  meta_viewport: {
     pass: [{ name: 'present', input: { html: doc('<meta name="viewport" content="width=device-width">') } }],
     fail: [{ name: 'missing', input: {} }],
   },
@@ -287,7 +287,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
     pass: [{ name: 'found', input: { aux: aux() } }],
     fail: [{ name: 'absent', input: { aux: aux({ sitemap: { url: 'https://example.com/sitemap.xml', status: 404, source: 'default', found: false } }) }, details: ['https://example.com/sitemap.xml answered with status 404 and is not a sitemap.'] }],
   },
-  social_links: {
+  social: {
     pass: [{ name: 'linkedin', input: { html: doc('', '<a href="https://www.linkedin.com/company/x">in</a>') } }],
     fail: [{ name: 'look-alike', input: { html: doc('', '<a href="https://notfacebook.com/">x</a>') } }],
   },
@@ -307,7 +307,7 @@ const table: Record<string, { pass: Case[]; fail: Case[] }> = {
     pass: [{ name: 'none', input: { html: doc('<style>p{color:red}</style>', '<p class="x">a</p>') } }],
     fail: [{ name: 'style attribute', input: { html: doc('', '<p style="color:red">a</p>') }, details: ['<p style="color:red">'] }],
   },
-  deprecated_tags: {
+  deprecated_html_tags: {
     pass: [{ name: 'modern', input: { html: doc('', '<strong>a</strong>') } }],
     fail: [{ name: 'font and marquee', input: { html: doc('', '<font>a</font><font>b</font><marquee>c</marquee>') }, details: ['<font> x2', '<marquee> x1'] }],
   },
@@ -345,13 +345,13 @@ describe('check table', () => {
 
 describe('check results', () => {
   it('cap details at 20 while the value keeps the full count', () => {
-    const result = run('image_alt', { html: doc('', '<img src="x.png">'.repeat(30)) });
+    const result = run('image_keywords', { html: doc('', '<img src="x.png">'.repeat(30)) });
     expect(result.details).toHaveLength(20);
     expect(result.value).toEqual({ images: 30, missingAlt: 30 });
   });
 
   it('carry id, category and importance', () => {
-    expect(run('https', {})).toMatchObject({ id: 'https', category: 'security', importance: 'high', passed: true, value: 'https' });
+    expect(run('https_encryption', {})).toMatchObject({ id: 'https_encryption', category: 'security', importance: 'high', passed: true, value: 'https' });
   });
 
   it('every check id is unique and each category has checks', () => {

@@ -21,7 +21,7 @@ describe('defaultAnalyzerOptions', () => {
       totalTimeoutMs: 15000,
       maxBodyBytes: 5 * 1024 * 1024,
       maxRedirects: 10,
-      weights: { high: 10, medium: 5, low: 2 },
+      weights: { high: 10, medium: 5, low: 0 },
     });
     expect(o.thresholds).toMatchObject({ titleMaxLength: 60, maxLinks: 150, maxLoadTimeMs: 2000, maxPageSizeBytes: 330 * 1024, maxRequests: 50, maxDomNodes: 1500, minWords: 500, minTextHtmlRatio: 10 });
   });
@@ -54,8 +54,8 @@ describe('scoring', () => {
     expect(scoreResults([], weights).score).toBe(0);
   });
 
-  it('grades at 80 and 50', () => {
-    expect([gradeOf(80), gradeOf(79), gradeOf(50), gradeOf(49)]).toEqual(['good', 'decent', 'decent', 'bad']);
+  it('grades at 80 and 49, as phpRank does', () => {
+    expect([gradeOf(80), gradeOf(79), gradeOf(49), gradeOf(48)]).toEqual(['good', 'decent', 'decent', 'bad']);
   });
 });
 

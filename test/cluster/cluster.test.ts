@@ -13,7 +13,7 @@ import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/services.ts';
 // Then an unreachable server fails the suite (startCluster throws in beforeAll).
 const real = Boolean(TEST_DATABASE_URL && TEST_REDIS_URL);
 
-/** Logical Redis database of this file: main.ts writes under the default key prefix. */
+/** Logical Redis database of this file: bin/server.ts writes under the default key prefix. */
 const REDIS_DB = 5;
 
 /** Client addresses unique to this run, so counters left in Redis by an earlier run never match. */
@@ -107,7 +107,7 @@ describe.runIf(real)('three instances on one PostgreSQL and one Redis', () => {
     for (const url of cluster.urls) {
       const refused = await create(url);
       expect(refused.status).toBe(429);
-      expect(refused.body).toEqual({ message: expect.any(String), status: 429 });
+      expect(refused.body).toEqual({ code: 'ERR_RATE_LIMITED', message: expect.any(String), status: 429 });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     }
     const other = nextAddress();

@@ -220,6 +220,39 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
     await page.close();
   });
 
+  it('without the image: a longer proof of work, announced, instead of the answer (real site)', async () => {
+    const page = await browser.newPage(contextOptions());
+    await page.goto(stack.pages.page('/no-image', sitePage(stack.server.url, `<div data-sitekey="${stack.site.sitekey}" data-mode="explicit" ${callbacks}></div>`)));
+    const widget = widgetIn(page);
+    const other = page.getByRole('button', { name: 'Cannot see the image? Verify without it' });
+    await other.waitFor();
+    const proved = page.waitForResponse((r) => /\/api\/v1\/challenges\/[^/]+\/verify$/.test(r.url()), { timeout: 90_000 });
+    await other.click();
+    await widget.getByText(/Verifying without the image/).waitFor();
+    expect(await widget.getByRole('status').textContent()).toMatch(/longer check/);
+    const body = new URLSearchParams((await proved).request().postData() ?? '');
+    expect(body.get('no_image')).toBe('true');
+    expect(body.get('answer')).toBeNull();
+    await widget.getByText('Success! You are verified.').waitFor({ timeout: 90_000 });
+    const [[kind, token]] = (await events(page)) as [string, string][];
+    expect(kind).toBe('token');
+    const verdict = await request(`${stack.server.url}/api/v1/siteverify`, { method: 'POST', json: { secret: stack.site.secret, response: token } });
+    expect(verdict.body.success).toBe(true);
+    await page.close();
+  }, 120_000);
+
+  it('execute for a score token on a real site does the work in workers', async () => {
+    const page = await browser.newPage(contextOptions());
+    await page.goto(stack.pages.page('/v3-real', sitePage(stack.server.url, '<div id="nothing"></div>')));
+    await page.waitForFunction(() => !!window.auditcaptcha);
+    const token = await page.evaluate((sitekey) => window.auditcaptcha!.execute(sitekey, { action: 'login' }), stack.site.sitekey);
+    const verdict = await request(`${stack.server.url}/api/v1/siteverify`, { method: 'POST', json: { secret: stack.site.secret, response: token } });
+    // Headless Chromium as launched: navigator.webdriver and the HeadlessChrome User-Agent.
+    expect(verdict.body).toMatchObject({ success: true, action: 'login' });
+    expect(verdict.body.score).toBeLessThanOrEqual(0.3);
+    await page.close();
+  }, 90_000);
+
   it('honours prefers-reduced-motion: no spinning while it works', async () => {
     const page = await browser.newPage({ ...contextOptions(), reducedMotion: 'reduce' });
     await page.route('**/api/v2/challenges', () => {}); // never answered: the widget stays busy

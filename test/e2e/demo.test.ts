@@ -57,9 +57,9 @@ describe.skipIf(skipE2e)('the /demo page in Chromium, verified by its own server
     await page.locator('#invisible-form').getByRole('button', { name: 'Send' }).click();
     await page.locator('#verdict').waitFor();
     expect(await verdict(page, 'action')).toBe('demo_invisible');
-    // Baseline 0.7, plus 0.1 for a few presses: a plain browser.
-    expect(await verdict(page, 'score')).toBe(0.8);
-    expect(await page.locator('#score').textContent()).toContain('Score 0.80: at or above');
+    // Environment proof 0.5 and the work 0.3 on the base 0.1: a plain browser with a person at it.
+    expect(await verdict(page, 'score')).toBeGreaterThanOrEqual(0.7);
+    expect(await page.locator('#score').textContent()).toMatch(/Score 0\.\d0: at or above/);
     expect(await page.locator('#verdict').textContent()).toBe('Verified');
     expect(problems).toEqual([]);
     await page.context().close();
@@ -70,7 +70,7 @@ describe.skipIf(skipE2e)('the /demo page in Chromium, verified by its own server
     await page.locator('#invisible-form').getByRole('button', { name: 'Send' }).click();
     await page.locator('#verdict').waitFor();
     expect(await verdict(page, 'success')).toBe(true);
-    expect(await verdict(page, 'score')).toBeLessThan(0.5);
+    expect(await verdict(page, 'score')).toBeLessThanOrEqual(0.3);
     expect(await page.locator('#score').textContent()).toContain('below the demo');
     expect(await page.locator('#verdict').textContent()).toBe('Not verified');
     await page.context().close();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { request } from '../helpers/http.ts';
 import { TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
-import { verifyPow } from '../../src/captcha/pow.ts';
+import { leadingZeroBits, puzzleHash } from '../../src/captcha/work.ts';
 import { contextOptions, hideWebdriver, launchChromium, requireChromium, shoot, sitePage, skipE2e, startStack, widgetIn, type Stack } from './harness.ts';
 
 describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
@@ -29,7 +29,7 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
     await page.waitForFunction(() => performance.now() > 1700);
   }
 
-  it('passes a plain browser at once on a real site; the form posts the token under every asked-for name', async () => {
+  it('passes a plain browser after the invisible work on a real site; the form posts the token under every asked-for name', async () => {
     const context = await browser.newContext(contextOptions({ human: true }));
     const page = await context.newPage();
     await hideWebdriver(page);
@@ -44,8 +44,10 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
     await shoot(page, widget, 'managed-idle');
     await behaveLikeAPerson(page);
     const created = page.waitForResponse((r) => r.url().endsWith('/api/v2/challenges'));
+    const proved = page.waitForResponse((r) => /\/api\/v2\/challenges\/[^/]+\/verify$/.test(r.url()), { timeout: 60_000 });
     await verify.click();
-    expect((await (await created).json()).outcome).toBe('pass');
+    expect((await (await created).json()).outcome).toBe('pow');
+    expect((await (await proved).json()).success).toBe(true);
     await widget.getByText('Success! You are verified.').waitFor();
     await shoot(page, widget, 'managed-success');
 
@@ -70,7 +72,7 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
 
   it('makes a suspicious browser solve a proof of work in a worker, showing progress', async () => {
     // Headless Chromium's User-Agent costs 0.4; with the webdriver flag hidden, time on page
-    // and three presses the score is 0.4: proof of work at difficulty 18.
+    // and three presses the score after the work and the environment proof is 0.5: a pass.
     const context = await browser.newContext(contextOptions());
     const page = await context.newPage();
     await hideWebdriver(page);
@@ -82,8 +84,7 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     const outcome = await (await created).json();
     expect(outcome.outcome).toBe('pow');
-    expect(outcome.difficulty).toBeGreaterThanOrEqual(12);
-    expect(outcome.difficulty).toBeLessThanOrEqual(20);
+    expect(outcome.work).toMatchObject({ count: 32, bits: expect.any(Number), env: { ops: expect.any(Array) } });
     expect((await (await proved).json()).success).toBe(true);
     const widget = widgetIn(page);
     await widget.getByText('Success! You are verified.').waitFor();
@@ -100,7 +101,12 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
         status: 201,
         contentType: 'application/json',
         headers: { 'Access-Control-Allow-Origin': '*' },
-        body: JSON.stringify({ outcome: 'pow', challenge: 'x', salt: 'saltsaltsaltsaltsaltsa', difficulty: 30, expires_at: new Date(Date.now() + 120_000).toISOString() }),
+        body: JSON.stringify({
+          outcome: 'pow',
+          challenge: 'x',
+          work: { ticket: 't', id: 'saltsaltsaltsaltsaltsa', count: 32, bits: 30, expires_at: new Date(Date.now() + 120_000).toISOString(), env: { seed: 1, ops: [[0, 10, 1, 1, 5]] } },
+          expires_at: new Date(Date.now() + 120_000).toISOString(),
+        }),
       }),
     );
     await page.goto(stack.pages.page('/managed-working', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}"></div>`)));
@@ -118,19 +124,21 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
 
   it('solves on the page when a CSP forbids blob: workers', async () => {
     const page = await browser.newPage(contextOptions());
-    const salt = 'csp-fallback-salt-00000';
+    const id = 'csp-fallback-salt-00000';
+    const work = { ticket: 't', id, count: 4, bits: 10, expires_at: new Date(Date.now() + 120_000).toISOString(), env: { seed: 7, ops: [[3, 1, 2, 3, 9]] } };
+    const solved = (solutions: string) => solutions.split(',').length === 4 && solutions.split(',').every((n, i) => leadingZeroBits(puzzleHash(id, i, n)) >= 10);
     await page.route('**/api/v2/challenges', (route) =>
       route.fulfill({
         status: 201,
         contentType: 'application/json',
         headers: { 'Access-Control-Allow-Origin': '*' },
-        body: JSON.stringify({ outcome: 'pow', challenge: 'csp', salt, difficulty: 12, expires_at: new Date(Date.now() + 120_000).toISOString() }),
+        body: JSON.stringify({ outcome: 'pow', challenge: 'csp', work, expires_at: work.expires_at }),
       }),
     );
-    let nonce = '';
+    let solutions = '';
     await page.route('**/api/v2/challenges/csp/verify', async (route) => {
-      nonce = new URLSearchParams(route.request().postData() ?? '').get('nonce') ?? '';
-      const ok = verifyPow(salt, 12, nonce);
+      solutions = new URLSearchParams(route.request().postData() ?? '').get('solutions') ?? '';
+      const ok = solved(solutions);
       await route.fulfill({
         contentType: 'application/json',
         headers: { 'Access-Control-Allow-Origin': '*' },
@@ -143,7 +151,7 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
     await page.goto(stack.pages.page('/csp', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}"></div>`, { head: csp })));
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     await widgetIn(page).getByText('Success! You are verified.').waitFor();
-    expect(verifyPow(salt, 12, nonce)).toBe(true);
+    expect(solved(solutions)).toBe(true);
     expect(refusals.length).toBeGreaterThan(0); // the worker really was refused
     await page.close();
   });

@@ -25,7 +25,7 @@ afterAll(async () => {
   await services?.cleanup();
 });
 
-const errorShape = (status: number) => ({ message: expect.any(String), status });
+const errorShape = (status: number, code: string) => ({ code, message: expect.any(String), status });
 
 describe('authentication', () => {
   it('answers the account with a good key', async () => {
@@ -36,14 +36,14 @@ describe('authentication', () => {
   });
 
   it.each([
-    ['missing', undefined],
-    ['malformed', 'Token abc'],
-    ['empty bearer', 'Bearer '],
-    ['unknown', `Bearer ak_0123456789_${'x'.repeat(43)}`],
-  ])('answers 401 for a %s key', async (_name, header) => {
+    ['missing', undefined, 'ERR_API_KEY_MISSING'],
+    ['malformed', 'Token abc', 'ERR_API_KEY_INVALID'],
+    ['empty bearer', 'Bearer ', 'ERR_API_KEY_INVALID'],
+    ['unknown', `Bearer ak_0123456789_${'x'.repeat(43)}`, 'ERR_API_KEY_INVALID'],
+  ])('answers 401 for a %s key', async (_name, header, code) => {
     const res = await request(`${base}/api/v1/account`, { headers: header ? { Authorization: header } : {} });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual(errorShape(401));
+    expect(res.body).toEqual(errorShape(401, code));
   });
 
   it('answers 401 for a revoked key', async () => {
@@ -52,7 +52,7 @@ describe('authentication', () => {
     await revokeApiKey(services.orm.em.fork(), `ak_${other.apiKey.prefix}`);
     const res = await request(`${base}/api/v1/account`, { key: other.key });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual(errorShape(401));
+    expect(res.body).toEqual(errorShape(401, 'ERR_API_KEY_INVALID'));
   });
 });
 
@@ -61,14 +61,14 @@ describe('routing and errors', () => {
     const res = await request(`${base}/no/such/route`);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
-    expect(res.body).toEqual(errorShape(404));
+    expect(res.body).toEqual(errorShape(404, 'ERR_NOT_FOUND'));
   });
 
   it('answers 405 with Allow for a known path and the wrong method', async () => {
     const res = await request(`${base}/api/v1/account`, { method: 'DELETE', key });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toContain('GET');
-    expect(res.body).toEqual(errorShape(405));
+    expect(res.body).toEqual(errorShape(405, 'ERR_METHOD_NOT_ALLOWED'));
   });
 
   it('answers 415 for a body of another content type', async () => {
@@ -79,13 +79,13 @@ describe('routing and errors', () => {
       body: 'name=x',
     });
     expect(res.status).toBe(415);
-    expect(res.body).toEqual(errorShape(415));
+    expect(res.body).toEqual(errorShape(415, 'ERR_UNSUPPORTED_MEDIA_TYPE'));
   });
 
   it('answers 413 above the body limit', async () => {
     const res = await request(`${base}/api/test/echo/a`, { method: 'POST', key, json: { name: 'x'.repeat(5000) } });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual(errorShape(413));
+    expect(res.body).toEqual(errorShape(413, 'ERR_PAYLOAD_TOO_LARGE'));
   });
 
   it('answers 400 for malformed JSON', async () => {
@@ -96,13 +96,13 @@ describe('routing and errors', () => {
       body: '{"name": ',
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(errorShape(400));
+    expect(res.body).toEqual(errorShape(400, 'ERR_BAD_REQUEST'));
   });
 
   it('answers 422 with field errors for invalid input', async () => {
     const res = await request(`${base}/api/test/echo/a`, { method: 'POST', key, json: { name: '', count: 99 } });
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ status: 422, message: expect.any(String) });
+    expect(res.body).toMatchObject({ code: 'ERR_VALIDATION', status: 422, message: expect.any(String) });
     expect(Object.keys(res.body.errors).sort()).toEqual(['count', 'name']);
     expect(res.body.errors.name[0]).toEqual(expect.any(String));
   });
@@ -122,7 +122,7 @@ describe('routing and errors', () => {
   it('hides internals behind a bare 500', async () => {
     const res = await request(`${base}/api/test/boom`);
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ message: 'Internal server error.', status: 500 });
+    expect(res.body).toEqual({ code: 'ERR_INTERNAL', message: 'Internal server error.', status: 500 });
     expect(res.text).not.toContain('hunter2');
   });
 
@@ -130,7 +130,7 @@ describe('routing and errors', () => {
     const res = await request(`${base}/api/test/boom?kind=unavailable`);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('7');
-    expect(res.body).toEqual({ message: 'Database is down.', status: 503 });
+    expect(res.body).toEqual({ code: 'ERR_UNAVAILABLE', message: 'Database is down.', status: 503 });
   });
 });
 

@@ -157,7 +157,7 @@ describe('protection and configuration', () => {
       for (const headers of [{} as Record<string, string>, { Authorization: 'Bearer wrong' }, { Authorization: 'Bearer scrape-me-012345678' }, { Authorization: 'Basic scrape-me-0123456789' }]) {
         const res = await request(`${server.url}/metrics`, { headers });
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ message: expect.any(String), status: 401 });
+        expect(res.body).toEqual({ code: 'ERR_UNAUTHORIZED', message: expect.any(String), status: 401 });
         expect(res.headers.get('www-authenticate')).toBe('Bearer');
         expect(res.text).not.toContain('http_requests_total');
       }
@@ -178,7 +178,7 @@ describe('protection and configuration', () => {
     try {
       const res = await request(`${server.url}/metrics`);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: expect.any(String), status: 404 });
+      expect(res.body).toEqual({ code: 'ERR_NOT_FOUND', message: expect.any(String), status: 404 });
       expect((await request(`${server.url}/healthz`)).status).toBe(200);
     } finally {
       await server.close();

@@ -38,7 +38,11 @@ function suite(store: 'memory' | 'redis') {
       }
       const refused = await request(`${server.url}/api/v1/account`, { key: a.key });
       expect(refused.status).toBe(429);
-      expect(refused.body).toEqual({ message: expect.stringMatching(/too many requests/i), status: 429 });
+      expect(refused.body).toEqual({
+        code: 'ERR_RATE_LIMITED',
+        message: expect.stringMatching(/too many requests/i),
+        status: 429,
+      });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
       expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');

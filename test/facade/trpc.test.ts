@@ -34,12 +34,13 @@ describe('/trpc', () => {
     expect(err.data.code).toBe('UNAUTHORIZED');
     expect(err.data.httpStatus).toBe(401);
     expect(err.data.appCode).toBe('UNAUTHORIZED');
+    expect(err.data.errorCode).toBe('ERR_API_KEY_MISSING');
   });
 
   it('answers 401 for a bad key before reaching tRPC', async () => {
     const res = await fetch(`${server.url}/trpc/account.get`, { headers: { Authorization: 'Bearer bad' } });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ message: expect.any(String), status: 401 });
+    expect(await res.json()).toEqual({ code: 'ERR_API_KEY_INVALID', message: expect.any(String), status: 401 });
   });
 });
 
@@ -49,7 +50,7 @@ describe('/trpc scope', () => {
     for (const path of ['siteverify.verify', 'challenges.score', 'nope.nothing', 'account.get,siteverify.verify']) {
       const res = await fetch(`${server.url}/trpc/${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{}' });
       expect(res.status, path).toBe(404);
-      expect(await res.json()).toEqual({ message: expect.any(String), status: 404 });
+      expect(await res.json()).toEqual({ code: 'ERR_NOT_FOUND', message: expect.any(String), status: 404 });
     }
   });
 });

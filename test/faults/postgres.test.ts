@@ -156,7 +156,7 @@ describe.runIf(runnable)('PostgreSQL connections killed and the server restarted
     const failures = outcomes.filter((o) => o.status! >= 500);
     for (const o of outcomes) {
       if (o.status! >= 500) {
-        expect(o.body).toEqual({ message: expect.any(String), status: o.status });
+        expect(o.body).toEqual({ code: 'ERR_UNAVAILABLE', message: expect.any(String), status: o.status });
       } else {
         expect(o.status).toBe(o.op === 'create' ? 201 : 200);
       }

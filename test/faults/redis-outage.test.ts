@@ -44,7 +44,7 @@ describe.runIf(runnable)('Redis stopped during a run', () => {
 
     const challenge = await v3();
     expect(challenge.status).toBe(503);
-    expect(challenge.body).toEqual({ message: expect.any(String), status: 503 });
+    expect(challenge.body).toEqual({ code: 'ERR_UNAVAILABLE', message: expect.any(String), status: 503 });
     expect(challenge.headers.get('retry-after')).toBeTruthy();
 
     // Area A: the per-key limiter fails open, so the API keeps answering.

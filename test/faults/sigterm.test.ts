@@ -60,7 +60,7 @@ describe('SIGTERM under load', () => {
   });
 
   it('finishes accepted requests with 2xx, refuses new connections, and exits 0', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    child = spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? '',

@@ -87,7 +87,11 @@ function expectErrorBody(res: ReturnType<typeof parseResponse>, status: number) 
   expect(res, 'a response').toBeDefined();
   expect(res!.status).toBe(status);
   expect(res!.headers).toMatch(/content-type: application\/json/i);
-  expect(res!.body).toEqual({ message: expect.any(String), status });
+  expect(res!.body).toEqual({
+    code: { 400: 'ERR_BAD_REQUEST', 408: 'ERR_REQUEST_TIMEOUT', 413: 'ERR_PAYLOAD_TOO_LARGE', 431: 'ERR_HEADERS_TOO_LARGE' }[status],
+    message: expect.any(String),
+    status,
+  });
 }
 
 /** Writes `bytes` one at a time, `intervalMs` apart, until done or the server closes. Returns how many went. */
@@ -203,7 +207,7 @@ describe('idle connections', () => {
       const verdict = await fetch(`http://127.0.0.1:${port}/api/v1/siteverify`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ secret: '1x0000000000000000000000000000000AA', response: 'x' }),
+        body: JSON.stringify({ secret: '1x0000000000000000000000000000000AA', response: 'XXXX.DUMMY.TOKEN.XXXX' }),
         signal: AbortSignal.timeout(5000),
       });
       expect((await verdict.json()).success).toBe(true);

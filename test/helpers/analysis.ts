@@ -1,19 +1,20 @@
-import type { AnalysisResult } from '../../src/analyzer/index.ts';
+import { gradeOf } from '../../src/analyzer/index.ts';
+import type { StoredAnalysis } from '../../src/reports/reports.ts';
+import { storedUrl } from '../../src/reports/urls.ts';
 
 /**
  * A stored analysis of a made-up page, for seeding reports without fetching anything: lists,
- * aggregates and benchmarks are about stored reports. The grade follows the real rule.
+ * aggregates and benchmarks are about stored reports. The grade follows the real rule; the
+ * only check is `seo_friendly_url`, holding the full address as phpRank keeps it.
  */
-export function syntheticAnalysis(url: string, score: number): AnalysisResult {
+export function syntheticAnalysis(url: string, score: number): StoredAnalysis {
   return {
-    requestedUrl: url,
-    finalUrl: url,
+    url: storedUrl(url),
     project: new URL(url).hostname.replace(/^www\./, ''),
     score,
-    result: score >= 80 ? 'good' : score >= 50 ? 'decent' : 'bad',
-    results: { seo: [], performance: [], security: [], miscellaneous: [] },
-    httpVersion: '1.1',
-    status: 200,
-    timings: { ttfbMs: 1, totalMs: 2 },
-  } as unknown as AnalysisResult;
+    result: gradeOf(score),
+    results: {
+      seo_friendly_url: { passed: true, importance: 'high', value: url, category: 'seo', details: [] },
+    },
+  };
 }

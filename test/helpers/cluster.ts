@@ -10,7 +10,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const OUTPUT_LIMIT = 256 * 1024;
 
 /**
- * `base` (a redis:// URL) with its logical database set to `db`. main.ts always writes
+ * `base` (a redis:// URL) with its logical database set to `db`. bin/server.ts always writes
  * under the default key prefix (there is no KEY_PREFIX variable), so test files and
  * benchmarks that run clusters side by side keep apart by logical database instead.
  */
@@ -90,7 +90,7 @@ interface Started {
 }
 
 function startInstance(index: number, env: Record<string, string>, opts: ClusterOptions): Promise<Started> {
-  const args = [...(opts.nodeArgs ?? []), '--import', 'tsx', ...(opts.imports ?? []).flatMap((m) => ['--import', pathToImport(m)]), 'src/main.ts'];
+  const args = [...(opts.nodeArgs ?? []), '--import', 'tsx', ...(opts.imports ?? []).flatMap((m) => ['--import', pathToImport(m)]), 'bin/server.ts'];
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   killOnExit();
@@ -160,7 +160,7 @@ function pathToImport(m: string): string {
 }
 
 /**
- * Starts `instances` service processes (`node --import tsx src/main.ts`) at once on
+ * Starts `instances` service processes (`node --import tsx bin/server.ts`) at once on
  * loopback ports, against one PostgreSQL database and one Redis, sharing TOKEN_KEY, with
  * TRUST_PROXY=true (so tests pick client addresses with X-Forwarded-For). Resolves once
  * every instance listens. Starting them together also exercises concurrent first starts

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { Agent } from 'undici';
 import { expect } from 'vitest';
+import { errorCodes, type PublicErrorCode } from '../../src/errors.ts';
 import type { OpenedServices } from '../../src/services.ts';
 import type { HostileBody } from './bodies.ts';
 
@@ -146,11 +147,12 @@ function parseJson(res: RawResponse, where: string): any {
   }
 }
 
-/** `{message, status, errors?}` with `status` equal to the HTTP status. */
+/** `{code, message, status, errors?, reason?}` with `status` equal to the HTTP status and a documented code. */
 export function expectErrorShape(res: RawResponse, where: string): void {
   const body = parseJson(res, where);
   expect(typeof body, where).toBe('object');
-  expect(Object.keys(body).filter((k) => !['message', 'status', 'errors'].includes(k)), where).toEqual([]);
+  expect(Object.keys(body).filter((k) => !['code', 'message', 'status', 'errors', 'reason'].includes(k)), where).toEqual([]);
+  expect(errorCodes[body.code as PublicErrorCode]?.status, where).toBe(body.status);
   expect(typeof body.message, where).toBe('string');
   expect(body.status, where).toBe(res.status);
   if (body.errors !== undefined) {

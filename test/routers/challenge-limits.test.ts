@@ -54,7 +54,7 @@ function suite(store: 'memory' | 'redis') {
       if (path.includes('siteverify')) {
         expect(refused.body).toEqual({ success: false, 'error-codes': ['rate-limited'] });
       } else {
-        expect(refused.body).toEqual({ message: expect.any(String), status: 429 });
+        expect(refused.body).toEqual({ code: 'ERR_RATE_LIMITED', message: expect.any(String), status: 429 });
         // The widget must be able to read the refusal.
         expect(refused.headers.get('access-control-allow-origin')).toBe('https://shop.example');
       }

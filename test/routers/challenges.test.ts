@@ -2,9 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { randomInt } from 'node:crypto';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, siteverify } from '../helpers/captcha.ts';
+import { browser, createTestSite, envAnswerFor, siteverify, solveProof } from '../helpers/captcha.ts';
 import { TEST_ANSWER, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
-import { solvePow } from '../../src/captcha/pow.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -52,7 +51,7 @@ describe('origin rule and CORS', () => {
   ])('refuses a %s origin with 403 and no CORS grant', async (_name, origin) => {
     const res = await post('/api/v1/challenges', { sitekey: site.sitekey }, origin);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ message: expect.any(String), status: 403 });
+    expect(res.body).toEqual({ code: 'ERR_ORIGIN_NOT_ALLOWED', message: expect.any(String), status: 403 });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -179,54 +178,43 @@ describe('v1 explicit challenge', () => {
 describe('v2 managed challenge', () => {
   const human = { webdriver: false, time_on_page_ms: 8000, interactions: 6 };
 
-  it('passes an ordinary browser at once with a token', async () => {
-    const res = await post('/api/v2/challenges', { sitekey: site.sitekey, action: 'login', telemetry: human });
+  it('asks even an ordinary browser for work, and passes it after the work and the environment proof', async () => {
+    const from = ip();
+    const res = await post('/api/v2/challenges', { sitekey: site.sitekey, action: 'login', telemetry: human }, ORIGIN, from);
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ outcome: 'pass', token: expect.any(String), expires_at: expect.any(String) });
-    const verdict = await siteverify(server.url, { secret: site.secret, response: res.body.token });
+    expect(res.body).toMatchObject({ outcome: 'pow', challenge: expect.any(String), work: { count: 32, bits: 13, env: { ops: expect.any(Array) } } });
+    const { work } = res.body;
+    const proof = { ...solveProof(work), env: envAnswerFor(services, work.id), telemetry: human };
+    const right = await post(`/api/v2/challenges/${res.body.challenge}/verify`, proof, ORIGIN, from);
+    expect(right.body).toEqual({ success: true, token: expect.any(String), expires_at: expect.any(String) });
+    // A reused proof finds no challenge.
+    expect((await post(`/api/v2/challenges/${res.body.challenge}/verify`, proof, ORIGIN, from)).status).toBe(404);
+    const verdict = await siteverify(server.url, { secret: site.secret, response: right.body.token });
     expect(verdict.body).toMatchObject({ success: true, action: 'login', hostname: 'shop.example' });
     expect(verdict.body).not.toHaveProperty('score');
   });
 
-  it('asks a doubtful client for proof of work and accepts a right proof once', async () => {
-    const res = await request(`${server.url}/api/v2/challenges`, {
-      method: 'POST',
-      headers: { ...browser(ORIGIN, ip()), Referer: 'https://elsewhere.example/page' },
-      json: { sitekey: site.sitekey },
-    });
-    expect(res.body).toMatchObject({ outcome: 'pow', challenge: expect.any(String), salt: expect.any(String) });
-    expect(res.body.difficulty).toBeGreaterThanOrEqual(12);
-    expect(res.body.difficulty).toBeLessThanOrEqual(20);
-    const { challenge, salt, difficulty } = res.body;
-
-    const wrong = await post(`/api/v2/challenges/${challenge}/verify`, { nonce: '0' });
-    expect(wrong.status).toBe(200);
-    expect(wrong.body).toEqual({ success: false, error: 'invalid-proof', attempts_left: 2 });
-
-    const nonce = solvePow(salt, difficulty);
-    const right = await post(`/api/v2/challenges/${challenge}/verify`, { nonce });
-    expect(right.body).toEqual({ success: true, token: expect.any(String), expires_at: expect.any(String) });
-    // A reused proof finds no challenge.
-    expect((await post(`/api/v2/challenges/${challenge}/verify`, { nonce })).status).toBe(404);
-    expect((await siteverify(server.url, { secret: site.secret, response: right.body.token })).body.success).toBe(true);
-  });
-
-  it('refuses a stale proof', async () => {
-    const res = await request(`${server.url}/api/v2/challenges`, {
-      method: 'POST',
-      headers: { ...browser(ORIGIN, ip()), Referer: 'https://elsewhere.example/page' },
-      json: { sitekey: site.sitekey },
-    });
-    const nonce = solvePow(res.body.salt, res.body.difficulty);
+  it('refuses a wrong proof and a stale one', async () => {
+    const res = await post('/api/v2/challenges', { sitekey: site.sitekey, telemetry: human });
+    const { work } = res.body;
+    const wrong = await post(`/api/v2/challenges/${work.id}/verify`, { work: work.ticket, solutions: Array(work.count).fill('0').join(','), env: '1' });
+    expect(wrong.body).toEqual({ success: false, error: 'invalid-proof', attempts_left: 0 });
+    const proof = { ...solveProof(work), env: envAnswerFor(services, work.id) };
     vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(Date.now() + 3 * 60_000);
-    expect((await post(`/api/v2/challenges/${res.body.challenge}/verify`, { nonce })).status).toBe(404);
+    vi.setSystemTime(Date.now() + 4 * 60_000);
+    expect((await post(`/api/v2/challenges/${work.id}/verify`, proof)).status).toBe(404);
   });
 
-  it('escalates an automated client to an image challenge', async () => {
+  it('sends a client without a browser environment to the image after its work', async () => {
+    const res = await post('/api/v2/challenges', { sitekey: site.sitekey, telemetry: human });
+    const verdict = await post(`/api/v2/challenges/${res.body.challenge}/verify`, { ...solveProof(res.body.work), env: '12345' });
+    expect(verdict.body).toMatchObject({ success: false, error: 'challenge-required', challenge: { kind: 'v1', work: null } });
+  });
+
+  it('escalates an automated client to an image challenge that needs work', async () => {
     const res = await post('/api/v2/challenges', { sitekey: site.sitekey, telemetry: { webdriver: true, time_on_page_ms: 100, interactions: 0 } });
     expect(res.body.outcome).toBe('challenge');
-    expect(res.body.challenge).toMatchObject({ kind: 'v1', attempts_left: 3, asset_url: expect.stringContaining('/asset') });
+    expect(res.body.challenge).toMatchObject({ kind: 'v1', attempts_left: 3, asset_url: expect.stringContaining('/asset'), work: { count: 32 } });
   });
 
   it('follows the test sitekeys', async () => {
@@ -243,21 +231,30 @@ describe('v2 managed challenge', () => {
 });
 
 describe('v3 score token', () => {
-  it('returns only an opaque token; siteverify reveals the score and action', async () => {
-    const res = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'checkout', telemetry: { interactions: 4, time_on_page_ms: 9000 } });
+  const v3 = async (telemetry: object, env: (id: string) => string = (id) => envAnswerFor(services, id)) => {
+    const from = ip();
+    const first = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'checkout', telemetry }, ORIGIN, from);
+    expect(first.status).toBe(201);
+    expect(Object.keys(first.body)).toEqual(['challenge']);
+    const { challenge } = first.body;
+    return post('/api/v3/challenges', { sitekey: site.sitekey, action: 'checkout', telemetry, ...solveProof(challenge), env: env(challenge.id) }, ORIGIN, from);
+  };
+
+  it('returns only an opaque token after the work; siteverify reveals the score and action', async () => {
+    const res = await v3({ interactions: 4, time_on_page_ms: 9000 });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['expires_at', 'token']);
     expect(res.text).not.toMatch(/score/i);
     const verdict = await siteverify(server.url, { secret: site.secret, response: res.body.token });
     expect(verdict.body).toMatchObject({ success: true, action: 'checkout', hostname: 'shop.example', 'error-codes': [] });
-    expect(verdict.body.score).toBeGreaterThan(0.5);
-    expect(verdict.body.score).toBeLessThanOrEqual(1);
+    expect(verdict.body.score).toBeGreaterThanOrEqual(0.7);
   });
 
-  it('scores an automated client low', async () => {
-    const res = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'checkout', telemetry: { webdriver: true } });
-    const verdict = await siteverify(server.url, { secret: site.secret, response: res.body.token });
-    expect(verdict.body.score).toBeLessThan(0.5);
+  it('scores an automated client, and one without a browser environment, at most 0.3', async () => {
+    const driven = await v3({ webdriver: true });
+    expect((await siteverify(server.url, { secret: site.secret, response: driven.body.token })).body.score).toBeLessThanOrEqual(0.3);
+    const noEnv = await v3({ interactions: 9, time_on_page_ms: 9000 }, () => '0');
+    expect((await siteverify(server.url, { secret: site.secret, response: noEnv.body.token })).body.score).toBeLessThanOrEqual(0.3);
   });
 });
 

@@ -17,7 +17,7 @@ const seeds = Array.from({ length: 30 }, (_, i) => ({
 }));
 
 beforeAll(async () => {
-  services = await openTestServices({ store: 'memory' });
+  services = await openTestServices({ store: 'memory', env: { PUBLIC_URL: 'https://audit.example/' } });
   server = await startTestServer(services);
   owner = await createKeyedUser(services, 'owner');
   stranger = await createKeyedUser(services, 'stranger');
@@ -34,15 +34,25 @@ afterAll(async () => {
 const list = (query: string, key = owner.key) => request(`${server.url}/api/v1/reports${query}`, { key });
 
 describe('GET /api/v1/reports', () => {
-  it('lists the caller’s reports newest first, 100 a page, without results', async () => {
+  it('lists the caller’s reports newest first, 100 a page, with their results', async () => {
     const res = await list('');
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(30);
-    expect(res.body.data[0]).not.toHaveProperty('results');
+    expect(res.body.data[0].results.seo_friendly_url).toMatchObject({ passed: true, importance: 'high', category: 'seo' });
+    expect(res.body.status).toBe(200);
     const ids = res.body.data.map((r: { id: number }) => r.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect(res.body.meta).toMatchObject({ current_page: 1, from: 1, to: 30, last_page: 1, per_page: 100, total: 30 });
     expect(res.body.data.some((r: { url: string }) => r.url.includes('theirs'))).toBe(false);
+  });
+
+  it('builds links from PUBLIC_URL, never from Host or X-Forwarded-Host', async () => {
+    const res = await request(`${server.url}/api/v1/reports?per_page=10`, {
+      key: owner.key,
+      headers: { 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'javascript' },
+    });
+    const links = [res.body.meta.path, ...Object.values(res.body.links), ...res.body.meta.links.map((l: { url: string | null }) => l.url)];
+    for (const link of links.filter(Boolean)) expect(link).toMatch(/^https:\/\/audit\.example\/api\/v1\/reports/);
   });
 
   it('paginates with right links and meta on first, middle, last and out-of-range pages', async () => {
@@ -53,7 +63,10 @@ describe('GET /api/v1/reports', () => {
     expect(first.body.links.first).toMatch(/[?&]page=1(&|$)/);
     expect(first.body.links.last).toMatch(/[?&]page=3(&|$)/);
     expect(first.body.links.next).toContain('per_page=10');
-    expect(first.body.meta.path).toBe(`${server.url}/api/v1/reports`);
+    expect(first.body.meta.path).toBe('https://audit.example/api/v1/reports');
+    expect(first.body.links.next).toMatch(/^https:\/\/audit\.example\/api\/v1\/reports\?/);
+    expect(first.body.meta.links.map((l: { label: string }) => l.label)).toEqual(['&laquo; Previous', '1', '2', '3', 'Next &raquo;']);
+    expect(first.body.meta.links[1]).toEqual({ url: first.body.links.first, label: '1', active: true });
 
     const middle = await list('?per_page=10&page=2');
     expect(middle.body.meta).toMatchObject({ current_page: 2, from: 11, to: 20 });
@@ -143,7 +156,8 @@ describe('GET /api/v1/reports', () => {
   it('shows another user only their own reports', async () => {
     const res = await list('', stranger.key);
     expect(res.body.meta.total).toBe(1);
-    expect(res.body.data[0].url).toBe('https://alpha.test/theirs');
+    expect(res.body.data[0].url).toBe('alpha.test/theirs');
+    expect(res.body.data[0].results.seo_friendly_url.value).toBe('https://alpha.test/theirs');
   });
 });
 
@@ -193,7 +207,7 @@ describe('projects', () => {
 
     const res = await request(`${server.url}/api/v1/projects/gamma.test`, { method: 'DELETE', key: owner.key });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: 'gamma.test', object: 'project', deleted: true });
+    expect(res.body).toEqual({ id: 'gamma.test', object: 'project', deleted: true, status: 200 });
     expect((await list('?project=gamma.test')).body.meta.total).toBe(0);
     expect((await list('')).body.meta.total).toBe(20);
     expect((await projects('')).body.meta.total).toBe(2);

@@ -102,7 +102,7 @@ describe('the demo pages', () => {
     expect(html).not.toContain(demo.secret);
     expect(html).not.toContain('role="alert"');
     const csp = res.headers['content-security-policy']!;
-    expect(csp).toContain(`script-src http://127.0.0.1:${port};`);
+    expect(csp).toContain(`script-src http://127.0.0.1:${port} 'wasm-unsafe-eval';`);
     expect(csp).toContain(`connect-src http://127.0.0.1:${port};`);
     expect(csp).toContain('img-src blob:; worker-src blob:');
 

@@ -7,6 +7,7 @@ import type { Element } from 'domhandler';
 import { getDomain } from 'tldts';
 import { charsetFromContentType } from '../body.ts';
 import type { PageContext } from '../page.ts';
+import { leadingDoctype } from '../scan.ts';
 import { metaByName } from './seo.ts';
 import { defineCheck, type CheckDefinition } from './types.ts';
 
@@ -111,7 +112,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: { blocks: blocks.length, invalid: details.length }, details };
   }),
 
-  misc('viewport', 'high', (page) => {
+  misc('meta_viewport', 'medium', (page) => {
     const content = metaByName(page, 'viewport')[0]?.attribs['content']?.trim();
     return {
       passed: Boolean(content),
@@ -142,7 +143,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     };
   }),
 
-  misc('social_links', 'low', (page) => {
+  misc('social', 'low', (page) => {
     const networks = new Set<string>();
     for (const el of page.$('a[href]').toArray()) {
       const url = page.resolve(el.attribs['href']);
@@ -167,7 +168,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     return { passed: missing.length === 0, value: [...found], details: missing.map((p) => `Missing ${p}`) };
   }),
 
-  misc('content_length', 'medium', (page) => {
+  misc('content_length', 'low', (page) => {
     const words = page.words.length;
     const min = page.thresholds.minWords;
     return { passed: words >= min, value: words, details: words >= min ? [] : [`${words} words (min ${min}).`] };
@@ -193,7 +194,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     };
   }),
 
-  misc('deprecated_tags', 'low', (page) => {
+  misc('deprecated_html_tags', 'low', (page) => {
     const counts: Record<string, number> = {};
     for (const el of page.$(deprecatedTags.join(',')).toArray() as Element[]) counts[el.tagName] = (counts[el.tagName] ?? 0) + 1;
     const details = Object.entries(counts).map(([tag, n]) => `<${tag}> x${n}`);
@@ -201,11 +202,11 @@ export const miscellaneousChecks: CheckDefinition[] = [
   }),
 
   misc('doctype', 'low', (page) => {
-    const match = /^\uFEFF?\s*(?:<!--[\s\S]*?-->\s*)*(<!doctype\s+html[^>]*>)/i.exec(page.html);
+    const doctype = leadingDoctype(page.html);
     return {
-      passed: match !== null,
-      value: match ? match[1] : null,
-      details: match ? [] : ['The document does not start with a <!DOCTYPE html> declaration.'],
+      passed: doctype !== null,
+      value: doctype,
+      details: doctype !== null ? [] : ['The document does not start with a <!DOCTYPE html> declaration.'],
     };
   }),
 ];

@@ -96,14 +96,14 @@ function kb(bytes: number): string {
 
 /** The performance checks. */
 export const performanceChecks: CheckDefinition[] = [
-  perf('compression', 'high', (page) => {
+  perf('text_compression', 'high', (page) => {
     const encoding = encodingOf(page);
     const passed = /\b(gzip|br|deflate|zstd)\b/.test(encoding);
     const details = passed ? [] : [`The HTML (${kb(page.decodedBytes)}) is sent uncompressed.`];
     return { passed, value: encoding || null, details };
   }),
 
-  perf('load_time', 'high', (page) => {
+  perf('load_time', 'medium', (page) => {
     const ms = Math.round(page.timings.totalMs);
     const max = page.thresholds.maxLoadTimeMs;
     return { passed: ms <= max, value: ms, details: ms <= max ? [] : [`The page took ${ms} ms to load (max ${max}).`] };
@@ -115,7 +115,7 @@ export const performanceChecks: CheckDefinition[] = [
     return { passed: bytes <= max, value: bytes, details: bytes <= max ? [] : [`The HTML is ${kb(bytes)} (max ${kb(max)}).`] };
   }),
 
-  perf('requests', 'medium', (page) => {
+  perf('http_requests', 'medium', (page) => {
     const resources = pageResources(page);
     const byType: Record<string, number> = {};
     for (const r of resources) byType[r.type] = (byType[r.type] ?? 0) + 1;
@@ -142,7 +142,7 @@ export const performanceChecks: CheckDefinition[] = [
     return { passed: legacy.length === 0, value: { modern, legacy: legacy.length }, details: legacy };
   }),
 
-  perf('deferred_scripts', 'medium', (page) => {
+  perf('defer_javascript', 'low', (page) => {
     const blocking = page
       .$('head script[src]')
       .toArray()
@@ -159,7 +159,7 @@ export const performanceChecks: CheckDefinition[] = [
     };
   }),
 
-  perf('dom_size', 'medium', (page) => {
+  perf('dom_size', 'low', (page) => {
     const count = page.elementCount;
     const max = page.thresholds.maxDomNodes;
     return { passed: count <= max, value: count, details: count <= max ? [] : [`${count} DOM elements (max ${max}).`] };

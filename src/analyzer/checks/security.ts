@@ -3,6 +3,7 @@
  * target=_blank links, exposed e-mail addresses, and the security response headers.
  */
 import type { PageContext } from '../page.ts';
+import { findEmailAddresses, hasVersionNumber } from '../scan.ts';
 import { pageResources } from './performance.ts';
 import { metaByName, relTokens } from './seo.ts';
 import { defineCheck, type CheckDefinition } from './types.ts';
@@ -10,11 +11,9 @@ import { defineCheck, type CheckDefinition } from './types.ts';
 const sec = (id: string, importance: 'high' | 'medium' | 'low', run: CheckDefinition['run']) =>
   defineCheck('security', id, importance, run);
 
-const emailPattern = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}\b/g;
-
 /** Plaintext e-mail addresses in the visible text and in mailto: links. */
 export function findEmails(page: PageContext): string[] {
-  const found = new Set<string>(page.text.match(emailPattern) ?? []);
+  const found = new Set<string>(findEmailAddresses(page.text));
   for (const el of page.$('a[href^="mailto:" i]').toArray()) {
     const address = safeDecode((el.attribs['href'] ?? '').slice(7).split('?')[0] ?? '').trim();
     if (address) found.add(address);
@@ -41,11 +40,9 @@ function contentSecurityPolicy(page: PageContext): { source: string; policy: str
   return meta?.attribs['content'] ? { source: 'meta', policy: meta.attribs['content'] } : undefined;
 }
 
-const versionPattern = /\d+\.\d+|\/\s*\d/;
-
 /** The security checks. */
 export const securityChecks: CheckDefinition[] = [
-  sec('https', 'high', (page) => {
+  sec('https_encryption', 'high', (page) => {
     const passed = page.url.protocol === 'https:';
     return { passed, value: page.url.protocol.slice(0, -1), details: passed ? [] : ['The page is served over plain HTTP.'] };
   }),
@@ -62,7 +59,7 @@ export const securityChecks: CheckDefinition[] = [
     return { passed, value: probe.finalUrl ?? null, details: passed ? [] : [detail] };
   }),
 
-  sec('mixed_content', 'high', (page) => {
+  sec('mixed_content', 'medium', (page) => {
     if (page.url.protocol !== 'https:') return { passed: true, value: 'not applicable (http page)', details: [] };
     const insecure = pageResources(page).filter((r) => r.url.protocol === 'http:');
     return {
@@ -76,7 +73,7 @@ export const securityChecks: CheckDefinition[] = [
     const details: string[] = [];
     for (const name of ['server', 'x-powered-by']) {
       const value = page.header(name);
-      if (value && versionPattern.test(value)) details.push(`${name}: ${value}`);
+      if (value && hasVersionNumber(value)) details.push(`${name}: ${value}`);
     }
     for (const name of ['x-aspnet-version', 'x-aspnetmvc-version']) {
       const value = page.header(name);
@@ -99,7 +96,7 @@ export const securityChecks: CheckDefinition[] = [
     return { passed: unsafe.length === 0, value: unsafe.length, details: unsafe.map((el) => page.describe(el, 'href')) };
   }),
 
-  sec('plaintext_emails', 'low', (page) => {
+  sec('plaintext_email', 'low', (page) => {
     const emails = findEmails(page);
     return { passed: emails.length === 0, value: emails.length, details: emails };
   }),

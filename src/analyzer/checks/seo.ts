@@ -93,7 +93,7 @@ export const seoChecks: CheckDefinition[] = [
     };
   }),
 
-  seo('h1', 'high', (page) => {
+  seo('headings', 'high', (page) => {
     const h1s = page.$('h1').toArray().map((el) => normalizeText(page.$(el).text()));
     const title = documentTitle(page);
     const details: string[] = [];
@@ -105,7 +105,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: h1s, details };
   }),
 
-  seo('content_keywords', 'medium', (page) => {
+  seo('content_keywords', 'high', (page) => {
     const title = documentTitle(page);
     const keywords = title ? titleKeywords(title) : [];
     if (keywords.length === 0) {
@@ -116,7 +116,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: missing.length === 0, value: { keywords, missing }, details: missing };
   }),
 
-  seo('image_alt', 'medium', (page) => {
+  seo('image_keywords', 'high', (page) => {
     const images = page.$('img').toArray();
     const missing = images.filter((el) => el.attribs['alt'] === undefined);
     return {
@@ -126,7 +126,7 @@ export const seoChecks: CheckDefinition[] = [
     };
   }),
 
-  seo('seo_friendly_url', 'medium', (page) => {
+  seo('seo_friendly_url', 'high', (page) => {
     const url = page.url;
     const path = decodeURIComponentSafe(url.pathname);
     const details: string[] = [];
@@ -140,7 +140,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: url.href, details };
   }),
 
-  seo('not_found_page', 'medium', (page) => {
+  seo('404_page', 'high', (page) => {
     const probe = page.aux?.notFound;
     if (!probe) return { passed: false, value: null, details: ['The 404 probe was not fetched.'] };
     const passed = probe.status === 404 || probe.status === 410;
@@ -148,7 +148,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed, value: probe.status ?? null, details: passed ? [] : [detail] };
   }),
 
-  seo('robots_txt', 'high', (page) => {
+  seo('robots', 'high', (page) => {
     const robots = page.aux?.robots;
     if (!robots) return { passed: false, value: null, details: ['robots.txt was not fetched.'] };
     if (robots.text === undefined) {
@@ -187,7 +187,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: lang.length > 0, value: lang || null, details: lang ? [] : ['<html> has no lang attribute.'] };
   }),
 
-  seo('favicon', 'low', (page) => {
+  seo('favicon', 'medium', (page) => {
     const icon = page
       .$('link[rel][href]')
       .toArray()

@@ -155,7 +155,7 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
   // Requests the address guard refused are reported here; they are the guard's doing, not a page fault.
   requestDetails.push(...page.blocked.map((b) => `refused ${b.target}: ${b.reason}`));
   out.push(
-    check('performance', 'requests', 'medium', subresources <= maxRequests, { total: subresources, bytes, byType, refused: page.blocked.length }, requestDetails),
+    check('performance', 'http_requests', 'medium', subresources <= maxRequests, { total: subresources, bytes, byType, refused: page.blocked.length }, requestDetails),
     check('performance', 'total_byte_weight', 'low', bytes <= labCurves.bytes.p10, bytes, bytes <= labCurves.bytes.p10 ? [] : [`The page loaded ${Math.round(bytes / 1024)} KiB (good up to ${labCurves.bytes.p10 / 1024} KiB).`]),
   );
 
@@ -186,7 +186,7 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
 
   const https = page.finalUrl.startsWith('https:');
   out.push(
-    check('security', 'mixed_content', 'high', page.mixedContent.length === 0, https ? page.mixedContent.length : 'not applicable (http page)', page.mixedContent),
+    check('security', 'mixed_content', 'medium', page.mixedContent.length === 0, https ? page.mixedContent.length : 'not applicable (http page)', page.mixedContent),
     check('miscellaneous', 'console_errors', 'low', page.consoleErrors.length === 0, page.consoleErrors.length, page.consoleErrors),
   );
   return out;

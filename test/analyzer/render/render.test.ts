@@ -37,14 +37,14 @@ describe('a client-rendered page', () => {
     const raw = await analyzer.analyze(`${server.origin}/csr`, options, false);
     expect(raw.rendering.status).toBe('skipped');
     expect(check(raw, 'title').passed).toBe(false);
-    expect(check(raw, 'h1').passed).toBe(false);
+    expect(check(raw, 'headings').passed).toBe(false);
     expect(check(raw, 'in_page_links').value).toBe(0);
 
     const result = await analyzer.analyze(`${server.origin}/csr`, options); // auto: a shell
     expect(result.rendering.status).toBe('rendered');
     const title = check(result, 'title');
     expect(title).toMatchObject({ passed: true, value: 'Coffee Brewing Guide: Methods and Tips', rendered: true });
-    expect(check(result, 'h1')).toMatchObject({ passed: true, value: ['Brewing coffee at home'], rendered: true });
+    expect(check(result, 'headings')).toMatchObject({ passed: true, value: ['Brewing coffee at home'], rendered: true });
     expect(check(result, 'in_page_links')).toMatchObject({ value: 3, rendered: true });
     expect(check(result, 'meta_description').passed).toBe(true);
     expect(Number(check(result, 'content_length').value)).toBeGreaterThan(500);
@@ -88,7 +88,7 @@ describe('lab checks', () => {
     const images = await analyzer.analyze(`${server.origin}/images`, options, true);
     expect(check(images, 'oversized_images')).toMatchObject({ passed: false, value: 1 });
     expect(check(images, 'offscreen_images')).toMatchObject({ passed: false, value: 3 });
-    const requests = check(images, 'requests').value as { byType: Record<string, { count: number; bytes: number }> };
+    const requests = check(images, 'http_requests').value as { byType: Record<string, { count: number; bytes: number }> };
     expect(requests.byType['image']!.count).toBe(4);
     expect(requests.byType['image']!.bytes).toBeGreaterThan(100_000);
     const poor = await analyzer.analyze(`${server.origin}/csr-poor`, options, true);

@@ -107,14 +107,14 @@ function check(result: RenderedAnalysis, id: string): CheckResult {
   return Object.values(result.results).flat().find((c) => c.id === id)!;
 }
 
-const refused = (result: RenderedAnalysis) => (check(result, 'requests').value as { refused: number }).refused;
+const refused = (result: RenderedAnalysis) => (check(result, 'http_requests').value as { refused: number }).refused;
 
 describe('the rendering path refuses forbidden addresses', () => {
   it('subresources (literal, decimal, names, localhost, frames, prefetch)', { timeout: 60_000 }, async () => {
     const result = await analyzer.analyze(`http://public.test:${site.port}/subresources`, options());
     expect(result.rendering.status).toBe('rendered');
     expect(refused(result)).toBeGreaterThanOrEqual(5);
-    expect(check(result, 'requests').details.join('\n')).toMatch(/127\.0\.0\.2 is a loopback address/);
+    expect(check(result, 'http_requests').details.join('\n')).toMatch(/127\.0\.0\.2 is a loopback address/);
     expect(forbiddenHits).toEqual([]);
   });
 
@@ -128,7 +128,7 @@ describe('the rendering path refuses forbidden addresses', () => {
   it('fetch, XHR, websockets, beacons and event streams', { timeout: 60_000 }, async () => {
     const result = await analyzer.analyze(`http://public.test:${site.port}/scripts`, options());
     expect(refused(result)).toBeGreaterThanOrEqual(5);
-    const details = check(result, 'requests').details.join('\n');
+    const details = check(result, 'http_requests').details.join('\n');
     // WebSockets are tunnelled with CONNECT host:port, and refused there.
     expect(details).toContain(`refused 127.0.0.2:${forbiddenPort}:`);
     expect(details).toContain(`refused evil.test:${forbiddenPort}:`);

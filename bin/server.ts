@@ -1,10 +1,12 @@
-import { ConfigError, loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
-import { openServices } from './services.ts';
-import { ensureInitialAccount } from './accounts/users.ts';
+// The service's entry point (`npm start`): configuration, services, the HTTP server and
+// graceful shutdown. Compiled to dist/bin/server.js for production; `npm run dev` runs it with tsx.
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { openServices } from '../src/services.ts';
+import { ensureInitialAccount } from '../src/accounts/users.ts';
 import { createApp } from '../facade/app.ts';
 import { listen } from '../facade/server.ts';
-import { startDemo } from './demo/site.ts';
+import { startDemo } from '../src/demo/site.ts';
 
 async function main(): Promise<void> {
   let config;

@@ -1,0 +1,71 @@
+/**
+ * The layer rules of the README's code map, checked in CI (`npm run lint`):
+ *   bin -> facade -> routers -> src (config, db, entities, stores, domain modules)
+ * Imports only point down; nothing imports in a cycle.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Modules import each other in a cycle at run time; split out what both need.',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'src-not-to-routers-or-facade',
+      severity: 'error',
+      comment: 'src/ is the domain: it knows nothing of tRPC procedures or of Koa.',
+      from: { path: '^src/' },
+      to: { path: '^(routers|facade|bin)/' },
+    },
+    {
+      name: 'routers-not-to-facade',
+      severity: 'error',
+      comment: 'Procedures are transport-neutral; the Koa facade wraps them, not the other way round.',
+      from: { path: '^routers/' },
+      to: { path: '^(facade|bin)/' },
+    },
+    {
+      name: 'facade-not-to-bin',
+      severity: 'error',
+      comment: 'The entry point starts the app; nothing imports the entry point.',
+      from: { path: '^(facade|routers|src|migrations)/' },
+      to: { path: '^bin/' },
+    },
+    {
+      name: 'migrations-only-to-mikro-orm',
+      severity: 'error',
+      comment: 'Migrations are frozen SQL; they must not change when the code does.',
+      from: { path: '^migrations/' },
+      to: { path: '^(src|routers|facade)/' },
+    },
+    {
+      name: 'not-to-test',
+      severity: 'error',
+      comment: 'Shipped code never imports test code.',
+      from: { path: '^(src|routers|facade|bin|migrations)/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to nothing.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|data|coverage|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.cjs', '.mjs', '.json'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

@@ -1,0 +1,95 @@
+/**
+ * The worker-thread pool that runs the checks of each page (piscina), so that no page, however
+ * hostile, can hold the event loop: parsing and every check run in a worker, under a CPU
+ * budget per analysis; past it the worker is terminated and the analysis fails with
+ * `check_budget`, and the pool replaces the thread.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { MessageChannel } from 'node:worker_threads';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Piscina } from 'piscina';
+import type { CheckInput, CheckResults, CheckTask } from './check-worker.ts';
+import { AnalyzeError, checkBudgetError } from './errors.ts';
+
+/** How the pool is built. */
+export interface CheckPoolOptions {
+  /** Worker threads at most (the service uses `ANALYZER_CONCURRENCY`). */
+  threads: number;
+  /** Threads started at once and kept (default 1, at most `threads`). */
+  minThreads?: number;
+  /** Heap limit of each worker, MB (default 1024); a page needing more fails its analysis. */
+  maxHeapMb?: number;
+}
+
+/**
+ * The worker module: the compiled `check-worker.js` beside this file when it exists (the
+ * build), else `check-worker.ts` loaded through tsx's loader (tsx, vitest).
+ */
+function workerEntry(): { filename: string; execArgv: string[] } {
+  const compiled = new URL('./check-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href, execArgv: [] };
+  const source = new URL('./check-worker.ts', import.meta.url);
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return { filename: source.href, execArgv: ['--import', tsx] };
+}
+
+/** Runs page checks in worker threads, each run under a time budget. */
+export class CheckPool {
+  readonly #piscina: Piscina<CheckTask, CheckResults>;
+  #closed = false;
+
+  constructor(options: CheckPoolOptions) {
+    const { filename, execArgv } = workerEntry();
+    const threads = Math.max(1, Math.floor(options.threads));
+    this.#piscina = new Piscina({
+      filename,
+      execArgv,
+      minThreads: Math.min(threads, Math.max(1, options.minThreads ?? 1)),
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1024 },
+    });
+  }
+
+  /** Worker threads running now. */
+  get threads(): number {
+    return this.#piscina.threads.length;
+  }
+
+  /**
+   * Run the checks of `page` in a worker. The budget (ms) counts from the moment a worker
+   * starts the task; past it the worker is terminated and this rejects with the
+   * `check_budget` AnalyzeError. When `signal` aborts first, the worker is terminated too and
+   * this rejects with the signal's reason.
+   */
+  async run(page: CheckInput, budgetMs: number, signal?: AbortSignal): Promise<CheckResults> {
+    if (this.#closed) throw new Error('The check pool is closed.');
+    signal?.throwIfAborted();
+    const abort = new AbortController();
+    const channel = new MessageChannel();
+    let timer: NodeJS.Timeout | undefined;
+    channel.port1.once('message', () => {
+      timer = setTimeout(() => abort.abort(checkBudgetError(budgetMs)), Math.max(1, budgetMs));
+    });
+    const onAbort = (): void => abort.abort(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await this.#piscina.run({ page, started: channel.port2 }, { transferList: [channel.port2], signal: abort.signal });
+    } catch (err) {
+      if (abort.signal.aborted) throw abort.signal.reason;
+      throw new AnalyzeError('check_budget', 'The page could not be checked within the resources of one analysis.', { cause: err });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      channel.port1.close();
+    }
+  }
+
+  /** Terminate every worker; running checks are abandoned. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#piscina.destroy();
+  }
+}

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { TOKEN_LIMITS } from './tokens.ts';
+
+/**
+ * The challenge routes' wire contract, once: the routers validate with these schemas and the
+ * widget imports the inferred types (type-only, so nothing of zod reaches the bundle).
+ * Input fields the token carries are checked here with the token's own rule, so a request
+ * the token could not seal is a 422 naming the field before any challenge is touched.
+ */
+
+export const sitekey = z.string().min(1).max(64);
+export const challengeId = z.string().min(1).max(64);
+/** reCAPTCHA's action alphabet: letters, digits, slash and underscore. */
+export const action = z
+  .string()
+  .max(TOKEN_LIMITS.action)
+  .regex(/^[A-Za-z0-9_/-]*$/, { error: 'The action may hold only letters, digits, "/", "_" and "-".' });
+/** Printable ASCII, as the sealed token requires (tokens.ts). */
+export const cdata = z
+  .string()
+  .max(TOKEN_LIMITS.cdata)
+  .regex(/^[\x20-\x7e]*$/, { error: 'The cdata may hold only printable ASCII characters (no newlines or accented letters).' });
+const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
+const count = z.coerce.number().int().min(0).max(86_400_000);
+/** Telemetry sent by the widget: it can only raise the work asked or lower a score. */
+export const telemetry = z
+  .object({ webdriver: flag.optional(), time_on_page_ms: count.optional(), interactions: count.optional() })
+  .optional()
+  .transform((t) => (t ? { webdriver: t.webdriver, timeOnPageMs: t.time_on_page_ms, interactions: t.interactions } : undefined));
+
+/** A proof as sent back: the signed ticket, the nonces joined by commas, the environment answer. */
+export const proofFields = {
+  work: z.string().max(2048).optional(),
+  solutions: z.string().max(128 * 17).optional(),
+  env: z.string().max(16).optional(),
+};
+
+export const workView = z.object({
+  ticket: z.string(),
+  id: z.string(),
+  count: z.number().int(),
+  bits: z.number().int(),
+  expires_at: z.string(),
+});
+export const envProgram = z.object({ seed: z.number().int(), ops: z.array(z.array(z.number().int())) });
+export const workChallenge = workView.extend({ env: envProgram });
+
+export const tokenOut = z.object({ token: z.string(), expires_at: z.string() });
+export const v1View = z.object({
+  challenge: z.string(),
+  kind: z.literal('v1'),
+  asset_url: z.string(),
+  expires_at: z.string(),
+  attempts_left: z.number().int(),
+  regenerations_left: z.number().int(),
+  work: workView.nullable(),
+  no_image: workView.nullable(),
+});
+export const v1Verdict = z.union([
+  tokenOut.extend({ success: z.literal(true) }),
+  z.object({
+    success: z.literal(false),
+    error: z.enum(['wrong-answer', 'challenge-spent', 'invalid-proof']),
+    attempts_left: z.number().int(),
+    work: workView.nullable().optional(),
+  }),
+]);
+export const managedOutcome = z.union([
+  tokenOut.extend({ outcome: z.literal('pass') }),
+  z.object({ outcome: z.literal('pow'), challenge: z.string(), work: workChallenge, expires_at: z.string() }),
+  z.object({ outcome: z.literal('challenge'), challenge: v1View }),
+]);
+export const powVerdict = z.union([
+  tokenOut.extend({ success: z.literal(true) }),
+  z.object({ success: z.literal(false), error: z.literal('invalid-proof'), attempts_left: z.number().int() }),
+  z.object({ success: z.literal(false), error: z.literal('challenge-required'), challenge: v1View }),
+]);
+/** v3: a work challenge (first step) or the token (second step, with the proof). */
+export const scoreOutcome = z.union([tokenOut, z.object({ challenge: workChallenge })]);
+
+export type WireWorkView = z.output<typeof workView>;
+export type WireWorkChallenge = z.output<typeof workChallenge>;
+export type WireIssued = z.output<typeof tokenOut>;
+export type WireV1View = z.output<typeof v1View>;
+export type WireV1Verdict = z.output<typeof v1Verdict>;
+export type WireManagedOutcome = z.output<typeof managedOutcome>;
+export type WirePowVerdict = z.output<typeof powVerdict>;
+export type WireScoreOutcome = z.output<typeof scoreOutcome>;

@@ -1,0 +1,44 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Who a per-address count counts. An IPv6 customer is handed a whole /64 (often more), so
+ * counting each IPv6 address would let one customer take 2^64 budgets: IPv6 clients are
+ * counted by their /64, IPv4 clients by their address. IPv4-mapped IPv6 addresses
+ * (`::ffff:192.0.2.1`) count as the IPv4 address they carry.
+ *
+ * {@link networkKey} is the wider neighbourhood the velocity evidence also counts: the IPv4
+ * /24 or the IPv6 /64.
+ */
+
+function parse(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const bare = ip.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (!ipaddr.isValid(bare)) return null;
+  const addr = ipaddr.parse(bare);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) return (addr as ipaddr.IPv6).toIPv4Address();
+  return addr;
+}
+
+/** The /64 of an IPv6 address, as `2001:db8:1:2::/64`. */
+function prefix64(addr: ipaddr.IPv6): string {
+  const parts = addr.parts.slice(0, 4).concat([0, 0, 0, 0]);
+  return `${new ipaddr.IPv6(parts).toString()}/64`;
+}
+
+/**
+ * The key a per-address limit counts under: the IPv4 address itself, or the IPv6 /64.
+ * Anything unparseable is used as given (so it still counts, just alone).
+ */
+export function clientKey(ip: string): string {
+  const addr = parse(ip);
+  if (!addr) return ip;
+  return addr.kind() === 'ipv4' ? addr.toString() : prefix64(addr as ipaddr.IPv6);
+}
+
+/** The network a velocity counts under: the IPv4 /24 (`192.0.2.0/24`) or the IPv6 /64. */
+export function networkKey(ip: string): string {
+  const addr = parse(ip);
+  if (!addr) return ip;
+  if (addr.kind() === 'ipv6') return prefix64(addr as ipaddr.IPv6);
+  const o = (addr as ipaddr.IPv4).octets;
+  return `${o[0]}.${o[1]}.${o[2]}.0/24`;
+}

@@ -1,0 +1,75 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { request } from './helpers/http.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+const work = mkdtempSync(path.join(os.tmpdir(), 'build-'));
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Packages the serving process must not need: the transpiler, the bundler, the compiler. */
+const buildOnly = new Set(['tsx', 'esbuild', '@esbuild', 'typescript', 'vitest', 'vite']);
+
+/** A node_modules of links to every installed package except the build-only ones. */
+function productionModules(into: string): void {
+  mkdirSync(into);
+  const from = path.join(root, 'node_modules');
+  for (const name of readdirSync(from)) {
+    if (buildOnly.has(name) || name === '.bin') continue;
+    symlinkSync(path.join(from, name), path.join(into, name));
+  }
+}
+
+describe('npm run build, then the compiled start', () => {
+  it('serves from dist/ with no transpiler or bundler installed beside it', async () => {
+    const out = path.join(work, 'dist');
+    const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--out-dir', out], { cwd: root, encoding: 'utf8' });
+    expect(built.status, built.stderr + built.stdout).toBe(0);
+    // Every bundle src/widget-build.ts lists was built ahead.
+    expect(readdirSync(path.join(out, 'public'))).toContain('widget.js');
+    productionModules(path.join(work, 'node_modules'));
+
+    const dataDir = path.join(work, 'data');
+    const child = spawn(process.execPath, [path.join(out, 'bin', 'server.js')], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', PORT: '0', DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start within 90 s:\n${output}`)), 90_000);
+      child.stdout!.on('data', () => {
+        const m = /Listening on (http:\/\/localhost:\d+)/.exec(output);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`exited with ${code}:\n${output}`));
+      });
+    });
+
+    expect((await request(`${url}/readyz`)).status).toBe(200);
+    const widget = await fetch(`${url}/widget.js`, { headers: { 'Accept-Encoding': 'identity' } });
+    expect(widget.status).toBe(200);
+    expect(Buffer.from(await widget.arrayBuffer()).equals(readFileSync(path.join(out, 'public', 'widget.js')))).toBe(true);
+    const key = /API key \(shown once, keep it\): (ak_\S+)/.exec(output)?.[1];
+    expect((await request(`${url}/api/v1/account`, { key })).status).toBe(200);
+
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 240_000);
+});

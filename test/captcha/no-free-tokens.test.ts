@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomInt } from 'node:crypto';
+import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import { request } from '../helpers/http.ts';
+import { browser, createTestSite, envAnswerFor, siteverify, solveProof } from '../helpers/captcha.ts';
+import { openAnswer } from '../../src/captcha/answer-seal.ts';
+
+/**
+ * Issue 10 as an attacker tries it: a plain HTTP client with perfect headers and any
+ * telemetry gets no token that verifies without doing the work, on v1, v2 and v3; proofs do
+ * not travel between challenges or sites and do not replay; the work rises with velocity.
+ */
+let services: TestServices;
+let server: TestServer;
+let site: { sitekey: string; secret: string };
+let other: { sitekey: string; secret: string };
+const ORIGIN = 'https://shop.example';
+const human = { webdriver: false, time_on_page_ms: 8000, interactions: 7 };
+
+beforeAll(async () => {
+  services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+  server = await startTestServer(services);
+  site = await createTestSite(services, [ORIGIN]);
+  other = await createTestSite(services, [ORIGIN]);
+});
+afterAll(async () => {
+  await server?.close();
+  await services?.cleanup();
+});
+
+const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+const post = (path: string, json: unknown, from = ip()) =>
+  request(`${server.url}${path}`, { method: 'POST', headers: { ...browser(ORIGIN, from), Referer: `${ORIGIN}/signup` }, json });
+/** The v1 answer, read from the store with the server's key: a perfect reader of the image. */
+const answerOf = async (id: string) => openAnswer((await services.stores.challenges.get(id)).answerSealed, services.config.tokenKey!);
+
+describe('no token without work', () => {
+  it('v2 never passes on headers and telemetry alone', async () => {
+    for (let i = 0; i < 10; i++) {
+      const res = await post('/api/v2/challenges', { sitekey: site.sitekey, telemetry: human });
+      expect(res.status).toBe(201);
+      expect(res.body.outcome).not.toBe('pass');
+      expect(res.body).not.toHaveProperty('token');
+      const unsolved = await post(`/api/v2/challenges/${res.body.challenge}/verify`, { work: res.body.work.ticket, env: '1', telemetry: human });
+      expect(unsolved.body).not.toHaveProperty('token');
+    }
+  });
+
+  it('v3 answers a work challenge, never a token, without a proof', async () => {
+    for (let i = 0; i < 10; i++) {
+      const res = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', telemetry: human });
+      expect(res.status).toBe(201);
+      expect(Object.keys(res.body)).toEqual(['challenge']);
+      const forged = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', work: 'e30.AAAA', solutions: '1' });
+      expect(forged.status).toBe(422);
+      expect(forged.body.errors.work).toBeDefined();
+    }
+  });
+
+  it('v3 with the work but no browser environment scores at most 0.3', async () => {
+    const from = ip();
+    const { challenge } = (await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', telemetry: human }, from)).body;
+    const res = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', telemetry: human, ...solveProof(challenge) }, from);
+    expect(res.status).toBe(201);
+    const verdict = await siteverify(server.url, { secret: site.secret, response: res.body.token });
+    expect(verdict.body.success).toBe(true);
+    expect(verdict.body.score).toBeLessThanOrEqual(0.3);
+  });
+
+  it('v1 refuses even the right answer without the proof, and counts no attempt for it', async () => {
+    const created = await post('/api/v1/challenges', { sitekey: site.sitekey });
+    const id = created.body.challenge;
+    const answer = await answerOf(id);
+    const bare = await post(`/api/v1/challenges/${id}/verify`, { answer });
+    expect(bare.body).toMatchObject({ success: false, error: 'invalid-proof', attempts_left: 3 });
+    const right = await post(`/api/v1/challenges/${id}/verify`, { answer, ...solveProof(created.body.work) });
+    expect(right.body).toMatchObject({ success: true, token: expect.any(String) });
+    expect((await siteverify(server.url, { secret: site.secret, response: right.body.token })).body.success).toBe(true);
+  });
+
+  it('v1 asks for fresh work with each answer', async () => {
+    const created = await post('/api/v1/challenges', { sitekey: site.sitekey });
+    const id = created.body.challenge;
+    const first = solveProof(created.body.work);
+    const wrong = await post(`/api/v1/challenges/${id}/verify`, { answer: 'ZZZZZ', ...first });
+    expect(wrong.body).toMatchObject({ success: false, error: 'wrong-answer', attempts_left: 2, work: { count: expect.any(Number) } });
+    // The spent proof does not pay for a second answer.
+    const again = await post(`/api/v1/challenges/${id}/verify`, { answer: await answerOf(id), ...first });
+    expect(again.body).toMatchObject({ success: false, error: 'invalid-proof', attempts_left: 2 });
+    const next = await post(`/api/v1/challenges/${id}/verify`, { answer: await answerOf(id), ...solveProof(wrong.body.work) });
+    expect(next.body.success).toBe(true);
+  });
+});
+
+describe('proofs are bound and spent', () => {
+  it('refuses a v3 proof replayed, or used for another site or action', async () => {
+    const from = ip();
+    const { challenge } = (await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup' }, from)).body;
+    const proof = { ...solveProof(challenge), env: envAnswerFor(services, challenge.id) };
+    expect((await post('/api/v3/challenges', { sitekey: other.sitekey, action: 'signup', ...proof }, from)).status).toBe(422);
+    expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'login', ...proof }, from)).status).toBe(422);
+    expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', ...proof }, from)).status).toBe(201);
+    expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', ...proof }, from)).status).toBe(404);
+  });
+
+  it('refuses a v1 proof made for another challenge, and the image proof on the no-image path', async () => {
+    const a = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body;
+    const b = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body;
+    const res = await post(`/api/v1/challenges/${b.challenge}/verify`, { answer: await answerOf(b.challenge), ...solveProof(a.work) });
+    expect(res.body.error).toBe('invalid-proof');
+    const noImage = await post(`/api/v1/challenges/${b.challenge}/verify`, { no_image: true, ...solveProof(b.work) });
+    expect(noImage.body.error).toBe('invalid-proof');
+  });
+});
+
+describe('the way through without the image', () => {
+  it('takes the longer proof instead of an answer and spends the challenge', async () => {
+    const low = await createTestSite(services, [ORIGIN], { security_level: 'low' });
+    const created = (await post('/api/v1/challenges', { sitekey: low.sitekey })).body;
+    expect(created.work).toMatchObject({ count: 16, bits: 12 });
+    expect(created.no_image.count * 2 ** created.no_image.bits).toBeGreaterThanOrEqual(8 * created.work.count * 2 ** created.work.bits);
+    const res = await post(`/api/v1/challenges/${created.challenge}/verify`, { no_image: true, ...solveProof(created.no_image) });
+    expect(res.body).toMatchObject({ success: true, token: expect.any(String) });
+    expect((await siteverify(server.url, { secret: low.secret, response: res.body.token })).body.success).toBe(true);
+    expect((await post(`/api/v1/challenges/${created.challenge}/verify`, { no_image: true, work: 'x.y', solutions: '1' })).status).toBe(404);
+  });
+});
+
+describe('work rises with velocity', () => {
+  const bitsAfter = async (n: number, from: (i: number) => string) => {
+    let bits = 0;
+    for (let i = 0; i < n; i++) bits = (await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'a' }, from(i))).body.challenge.bits;
+    return bits;
+  };
+  it('per address, per IPv4 /24 and per IPv6 /64', async () => {
+    const calm = await bitsAfter(1, () => ip());
+    expect(calm).toBe(13);
+    expect(await bitsAfter(12, () => '10.200.1.1')).toBeGreaterThanOrEqual(14);
+    expect(await bitsAfter(30, (i) => `10.201.7.${i + 1}`)).toBeGreaterThanOrEqual(15);
+    expect(await bitsAfter(30, (i) => `2001:db8:42:1::${(i + 1).toString(16)}`)).toBeGreaterThanOrEqual(15);
+  });
+});
+
+describe('cdata and action at the door', () => {
+  it.each([['é'], ['two\nlines']])('refuses cdata %j with 422 naming the field, on every version', async (cdata) => {
+    for (const [path, extra] of [
+      ['/api/v1/challenges', {}],
+      ['/api/v2/challenges', {}],
+      ['/api/v3/challenges', { action: 'a' }],
+    ] as const) {
+      const res = await post(path, { sitekey: site.sitekey, cdata, ...extra });
+      expect(res.status).toBe(422);
+      expect(res.body.errors.cdata).toBeDefined();
+    }
+  });
+});
+
+describe('one rendering per answer', () => {
+  it('serves the same PNG on later GETs and a new one after a regeneration', async () => {
+    const created = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body;
+    const get = async (url: string) => Buffer.from(await (await fetch(`${server.url}${url}`, { headers: browser(ORIGIN, ip()) })).arrayBuffer());
+    const first = await get(created.asset_url);
+    expect((await get(created.asset_url)).equals(first)).toBe(true);
+    const next = (await post(`/api/v1/challenges/${created.challenge}/regenerate`, {})).body;
+    expect((await get(next.asset_url)).equals(first)).toBe(false);
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { checkWork, issueWork, solveWork, spendWork, WORK_TTL_MS } from '../../src/captcha/work.ts';
+import { extraBits, observe, workSize, PACE, type Evidence } from '../../src/captcha/evidence.ts';
+import { checkEnv, envAnswer, envProgram } from '../../src/captcha/env-proof.ts';
+import { scoreEvidence } from '../../src/captcha/risk.ts';
+import { openStores } from '../../src/stores/index.ts';
+
+const key = randomBytes(32);
+const now = 1_800_000_000_000;
+const issue = (over: Partial<Parameters<typeof issueWork>[1]> = {}) =>
+  issueWork(key, { site: 'sk_a', purpose: 'v3', bind: '', size: { count: 8, bits: 6 }, now, ...over });
+const expect_ = { site: 'sk_a', purposes: ['v3'] as const, bind: '', now: now + 1000 };
+
+describe('work tickets', () => {
+  it('accepts a right proof once', async () => {
+    const view = issue();
+    const proof = { ticket: view.ticket, solutions: solveWork(view).solutions };
+    const checked = checkWork(key, proof, expect_);
+    expect(checked).toMatchObject({ ok: true, elapsedMs: 1000 });
+    const spent = new Set<string>();
+    const redeem = async (id: string) => !spent.has(id) && !!spent.add(id);
+    if (!checked.ok) throw new Error('expected a valid proof');
+    expect(await spendWork(redeem, checked.claims, now)).toBe(true);
+    expect(await spendWork(redeem, checked.claims, now)).toBe(false);
+  });
+
+  it('refuses a proof for another site, purpose or binding, an expired one and a forged one', () => {
+    const view = issue({ bind: 'challenge-1', purpose: 'v1' });
+    const proof = { ticket: view.ticket, solutions: solveWork(view).solutions };
+    const base = { ...expect_, purposes: ['v1'] as const, bind: 'challenge-1' };
+    expect(checkWork(key, proof, base).ok).toBe(true);
+    expect(checkWork(key, proof, { ...base, site: 'sk_b' })).toEqual({ ok: false, reason: 'wrong-site' });
+    expect(checkWork(key, proof, { ...base, purposes: ['v3'] })).toEqual({ ok: false, reason: 'wrong-purpose' });
+    expect(checkWork(key, proof, { ...base, bind: 'challenge-2' })).toEqual({ ok: false, reason: 'wrong-binding' });
+    expect(checkWork(key, proof, { ...base, now: now + WORK_TTL_MS })).toEqual({ ok: false, reason: 'expired' });
+    // Another key, or a payload changed to ask for less work, fails the signature.
+    expect(checkWork(randomBytes(32), proof, base)).toEqual({ ok: false, reason: 'forged' });
+    const [payload, mac] = view.ticket.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    claims[5] = 1;
+    const cheaper = `${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${mac}`;
+    expect(checkWork(key, { ...proof, ticket: cheaper }, base)).toEqual({ ok: false, reason: 'forged' });
+  });
+
+  it('refuses missing, short and wrong solutions', () => {
+    const view = issue();
+    const good = solveWork(view).solutions.split(',');
+    expect(checkWork(key, { ticket: view.ticket }, expect_)).toEqual({ ok: false, reason: 'bad-solution' });
+    expect(checkWork(key, { ticket: view.ticket, solutions: good.slice(1).join(',') }, expect_)).toEqual({ ok: false, reason: 'bad-solution' });
+    const bad = [...good];
+    bad[3] = 'x1';
+    expect(checkWork(key, { ticket: view.ticket, solutions: bad.join(',') }, expect_)).toEqual({ ok: false, reason: 'bad-solution' });
+  });
+});
+
+describe('environment proof', () => {
+  it('is the same program for the same id and checks only its own answer', () => {
+    const p = envProgram(key, 'abc');
+    expect(envProgram(key, 'abc')).toEqual(p);
+    expect(envProgram(key, 'abd')).not.toEqual(p);
+    expect(checkEnv(key, 'abc', String(envAnswer(p)))).toBe(true);
+    expect(checkEnv(key, 'abd', String(envAnswer(p)))).toBe(false);
+    expect(checkEnv(key, 'abc', undefined)).toBe(false);
+  });
+});
+
+const calm: Evidence = {
+  clientRate: 1,
+  networkRate: 1,
+  siteRate: 1,
+  failures: 0,
+  abandoned: 0,
+  uaMissing: false,
+  uaAutomation: false,
+  uaHeadless: false,
+  acceptLanguageMissing: false,
+  refererMismatch: false,
+};
+
+describe('evidence sets the work', () => {
+  it('adds one bit per doubling of the rate above a person’s pace, per client and per network', () => {
+    expect(workSize('default', null, calm)).toEqual({ count: 32, bits: 13 });
+    expect(workSize('default', null, { ...calm, clientRate: PACE.client * 2 }).bits).toBe(14);
+    expect(workSize('default', null, { ...calm, clientRate: PACE.client * 8 }).bits).toBe(16);
+    expect(workSize('default', null, { ...calm, networkRate: 30 }).bits).toBe(15);
+    expect(workSize('default', null, { ...calm, networkRate: 120 }).bits).toBe(17);
+  });
+
+  it('telemetry only raises the work', () => {
+    expect(extraBits(calm, { webdriver: true }).bits).toBe(1);
+    expect(extraBits(calm, { webdriver: false, interactions: 99, timeOnPageMs: 99_999 }).bits).toBe(0);
+  });
+
+  it('counts velocity per address, per IPv4 /24 and per IPv6 /64', async () => {
+    const stores = await openStores({ keyPrefix: `t${randomBytes(4).toString('hex')}:` });
+    const ua = { userAgent: 'Mozilla/5.0 Chrome/140', acceptLanguage: 'en' };
+    let last: Evidence | undefined;
+    for (let i = 1; i <= 30; i++) last = await observe(stores, 'sk_a', { ip: `198.51.100.${i}`, ...ua });
+    expect(last).toMatchObject({ clientRate: 1, networkRate: 30 });
+    expect(workSize('default', null, last!).bits).toBeGreaterThan(13);
+    for (let i = 1; i <= 20; i++) last = await observe(stores, 'sk_a', { ip: `2001:db8:7:7::${i.toString(16)}`, ...ua });
+    expect(last).toMatchObject({ clientRate: 20, networkRate: 20 });
+    // velocity (+2) and, here, the 19 puzzles issued and never redeemed (+2)
+    expect(workSize('default', null, last!).bits).toBe(17);
+    await stores.close();
+  });
+
+  it('sets explicit floors and levels', () => {
+    expect(workSize('low', null, calm)).toEqual({ count: 16, bits: 12 });
+    expect(workSize('high', null, calm)).toEqual({ count: 32, bits: 15 });
+    expect(workSize('low', 22, calm)).toEqual({ count: 16, bits: 18 });
+  });
+});
+
+describe('score from evidence', () => {
+  const work = { size: { count: 32, bits: 13 }, elapsedMs: 900 };
+  it('reaches 0.9 only with the environment proof and the work, and never above 0.1 without the proof', () => {
+    expect(scoreEvidence({ evidence: calm, envOk: true, work, telemetry: { interactions: 3, timeOnPageMs: 5000 } }).score).toBe(0.9);
+    expect(scoreEvidence({ evidence: calm, envOk: false, work, telemetry: { interactions: 3, timeOnPageMs: 5000 } }).score).toBe(0.1);
+  });
+  it('puts headless Chromium as launched by default at 0.3 or below', () => {
+    expect(scoreEvidence({ evidence: calm, envOk: true, work, telemetry: { webdriver: true } }).score).toBeLessThanOrEqual(0.3);
+    expect(scoreEvidence({ evidence: { ...calm, uaHeadless: true }, envOk: true, work }).score).toBeLessThanOrEqual(0.5);
+  });
+  it('notices work done faster than a browser can', () => {
+    expect(scoreEvidence({ evidence: calm, envOk: true, work: { size: { count: 32, bits: 20 }, elapsedMs: 10 } }).reasons).toContain('work_too_fast');
+  });
+});

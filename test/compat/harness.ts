@@ -1,0 +1,83 @@
+/**
+ * For the compatibility scripts' browser tests: the e2e stack (service, page server on
+ * another origin with a registered site, Chromium), a browser that passes for a person,
+ * and siteverify at a provider's path with the exactly-once check.
+ */
+import { expect } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { request } from '../helpers/http.ts';
+import { contextOptions, hideWebdriver, launchChromium, requireChromium, startStack, type Stack } from '../e2e/harness.ts';
+
+export { skipE2e } from '../e2e/harness.ts';
+
+export interface CompatStack {
+  stack: Stack;
+  browser: Browser;
+  /** The service's address: what replaces the provider's host in a page. */
+  host: string;
+  close(): Promise<void>;
+}
+
+export async function openCompatStack(): Promise<CompatStack> {
+  requireChromium();
+  const [stack, browser] = await Promise.all([startStack(), launchChromium()]);
+  return {
+    stack,
+    browser,
+    host: stack.server.url,
+    async close() {
+      await browser.close();
+      await stack.close();
+    },
+  };
+}
+
+/** A page as a visitor's browser shows it (desktop UA, no automation flag), with its context. */
+export async function personPage(c: CompatStack, path: string, html: string): Promise<{ page: Page; context: BrowserContext }> {
+  const context = await c.browser.newContext(contextOptions({ human: true }));
+  const page = await context.newPage();
+  await hideWebdriver(page);
+  page.on('pageerror', (err) => console.error(`page error on ${path}:`, err.message));
+  await page.goto(c.stack.pages.page(path, html));
+  return { page, context };
+}
+
+/** Time on the page and a few presses, as a person leaves them before clicking the box. */
+export async function behaveLikeAPerson(page: Page): Promise<void> {
+  await page.mouse.move(100, 100);
+  await page.keyboard.press('Shift');
+  await page.keyboard.press('Shift');
+  await page.keyboard.press('Shift');
+  await page.waitForFunction(() => performance.now() > 1700);
+}
+
+/** `window.got`, where the pages' callbacks put what they receive. */
+export const got = (page: Page) => page.evaluate(() => (window as unknown as { got: unknown[][] }).got);
+
+/** Waits until the page's callbacks have recorded `n` entries and returns them. */
+export async function waitForGot(page: Page, n = 1, timeout = 60_000): Promise<unknown[][]> {
+  await page.waitForFunction((n) => ((window as unknown as { got?: unknown[] }).got ?? []).length >= n, n, { timeout });
+  return got(page);
+}
+
+export type SiteverifyPath = '/turnstile/v0/siteverify' | '/recaptcha/api/siteverify' | '/siteverify';
+
+export function siteverify(c: CompatStack, path: SiteverifyPath, form: Record<string, string>) {
+  return request(`${c.host}${path}`, { method: 'POST', form }).then((r) => {
+    expect(r.status).toBe(200);
+    return r.body;
+  });
+}
+
+/** Verifies `token` with the site's secret at `path`: success the first time, spent the second. Returns the verdict. */
+export async function verifiesOnce(c: CompatStack, path: SiteverifyPath, token: string): Promise<Record<string, unknown>> {
+  const first = await siteverify(c, path, { secret: c.stack.site.secret, response: token });
+  expect(first).toMatchObject({ success: true, hostname: '127.0.0.1' });
+  const again = await siteverify(c, path, { secret: c.stack.site.secret, response: token });
+  expect(again.success).toBe(false);
+  expect(again['error-codes']).toEqual([path === '/siteverify' ? 'invalid-or-already-seen-response' : 'timeout-or-duplicate']);
+  return first;
+}
+
+/** A hidden field's value in the page, by name. */
+export const field = (page: Page, name: string) => page.locator(`[name="${name}"]`).first().inputValue();
