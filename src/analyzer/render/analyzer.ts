@@ -107,7 +107,10 @@ export function mergeRendered(
   rendered: RenderedCheckResult[],
   weights: AnalyzerOptions['weights'],
 ): AnalysisResult {
-  const results = Object.fromEntries(Object.entries(raw.results).map(([k, v]) => [k, [...v]])) as Record<CheckCategory, CheckResult[]>;
+  const results = Object.fromEntries(Object.entries(raw.results).map(([k, v]) => [k, [...v]])) as Record<
+    CheckCategory,
+    CheckResult[]
+  >;
   for (const check of rendered) {
     const list = (results[check.category] ??= []);
     const at = list.findIndex((c) => c.id === check.id);
@@ -122,7 +125,11 @@ export function mergeRendered(
  * Run the document checks over the rendered HTML: in the check worker pool when the options
  * have one (the service always does; its CPU budget applies), else on this thread.
  */
-export async function renderedDocumentChecks(page: RenderedPage, options: AnalyzerOptions, signal?: AbortSignal): Promise<RenderedCheckResult[]> {
+export async function renderedDocumentChecks(
+  page: RenderedPage,
+  options: AnalyzerOptions,
+  signal?: AbortSignal,
+): Promise<RenderedCheckResult[]> {
   const size = Buffer.byteLength(page.html);
   const input: CheckInput = {
     url: page.finalUrl,
@@ -137,7 +144,9 @@ export async function renderedDocumentChecks(page: RenderedPage, options: Analyz
     thresholds: options.thresholds,
     userAgent: options.userAgent,
   };
-  const results = options.checkPool ? await options.checkPool.run(input, options.checkBudgetMs, signal) : runPageChecks(input);
+  const results = options.checkPool
+    ? await options.checkPool.run(input, options.checkBudgetMs, signal)
+    : runPageChecks(input);
   return Object.values(results)
     .flat()
     .filter((c) => renderedCheckIds.has(c.id))
@@ -168,7 +177,11 @@ export class RenderingAnalyzer {
 
   /** Render `url` once more after a browser crash; the crash of one render never fails the analysis. */
   async #render(url: string, options: AnalyzerOptions): Promise<RenderedPage> {
-    const limits = { timeoutMs: this.settings.timeoutMs, maxBytes: this.settings.maxBytes, settleMs: this.settings.settleMs };
+    const limits = {
+      timeoutMs: this.settings.timeoutMs,
+      maxBytes: this.settings.maxBytes,
+      settleMs: this.settings.settleMs,
+    };
     try {
       return await renderPage(this.pool, url, options, limits);
     } catch (err) {
@@ -181,7 +194,12 @@ export class RenderingAnalyzer {
    * Analyze `url`: raw first (its failures reject as {@link analyzeUrl}'s do), then render
    * when wanted. A page that fails to render keeps its raw results and says why in `rendering`.
    */
-  async analyze(url: string, options: AnalyzerOptions, requested?: boolean, signal?: AbortSignal): Promise<RenderedAnalysis> {
+  async analyze(
+    url: string,
+    options: AnalyzerOptions,
+    requested?: boolean,
+    signal?: AbortSignal,
+  ): Promise<RenderedAnalysis> {
     const raw = await analyzeUrl(url, options, signal);
     if (!this.wants(raw, requested)) return { ...raw, rendering: { status: 'skipped' } };
     signal?.throwIfAborted();
@@ -202,9 +220,15 @@ export class RenderingAnalyzer {
           details: [err.message],
           rendered: true,
         };
-        return { ...mergeRendered(raw, [failed], options.weights), rendering: { status: 'failed', reason: err.message } };
+        return {
+          ...mergeRendered(raw, [failed], options.weights),
+          rendering: { status: 'failed', reason: err.message },
+        };
       }
-      const reason = err instanceof RenderBusyError || err instanceof BrowserCrashedError ? err.message : 'The browser could not render the page.';
+      const reason =
+        err instanceof RenderBusyError || err instanceof BrowserCrashedError
+          ? err.message
+          : 'The browser could not render the page.';
       return { ...raw, rendering: { status: 'failed', reason } };
     }
     const rendered = [...documentChecks, ...labChecks(page, options.thresholds.maxRequests)];
