@@ -51,6 +51,7 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
       router,
       path: ctx.path.slice(prefix.length + 1),
       maxBodySize: services.config.BODY_LIMIT_BYTES,
+      maxBatchSize: MAX_TRPC_BATCH,
       createContext: () => inner,
       onError: ({ error }: { error: import("@trpc/server").TRPCError }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') inner.log.error({ err: error.cause ?? error }, 'trpc error');

@@ -65,7 +65,7 @@ const commands: Record<string, Command> = {
   },
   async 'key:revoke'(s, _flags, args) {
     if (!args[0]) return fail('give the key id or prefix');
-    const key = await revokeApiKey(s.orm.em.fork(), args[0]);
+    const key = await revokeApiKey(s.orm.em.fork(), args[0], undefined, s.stores);
     if (!key) return fail(`no key ${args[0]}`);
     console.log(JSON.stringify(describeApiKey(key)));
     return 0;

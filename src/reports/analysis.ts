@@ -25,7 +25,7 @@ export interface ReportAnalyzer {
   /** `render` (the request's render=0|1) overrides ANALYZER_RENDER's choice for this page. */
   analyze(url: string, opts?: { render?: boolean }): Promise<StoredAnalysis>;
   readonly pool: AnalysisPool;
-  /** Stop the check workers and the shared browser, if rendering started one (services.close()). */
+  /** Stops the check workers and the shared browser, if rendering started one (services.close()). */
   close(): Promise<void>;
 }
 

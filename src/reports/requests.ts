@@ -31,7 +31,7 @@ export interface CreateReportRequest {
   url: string;
   privacy: Privacy;
   password?: string;
-  /** Our extension: render the page in Chromium (true), or not (false); undefined lets ANALYZER_RENDER decide. */
+  /** Our extension: render in Chromium (true), not (false), or as ANALYZER_RENDER decides. */
   render?: boolean;
 }
 
@@ -48,7 +48,7 @@ export interface UpdateReportRequest {
   password?: string;
   /** Analyse the page again (`results=1`). */
   reanalyse: boolean;
-  /** With `reanalyse`: render the page (true) or not (false); undefined lets ANALYZER_RENDER decide. */
+  /** With `reanalyse`: render in Chromium or not (our extension). */
   render?: boolean;
 }
 

@@ -105,14 +105,25 @@ ${sections.join('\n')}`,
   );
 }
 
+/** A share id as the share page accepts it: 22 base64url characters. */
+export const SHARE_ID = /^[A-Za-z0-9_-]{22}$/;
+
+/**
+ * The address of a report's share page: under `publicUrl` (PUBLIC_URL) when configured, else
+ * root-relative. Never built from the request's Host, which a client controls.
+ */
+export function shareUrl(shareId: string, publicUrl?: string): string {
+  return `${publicUrl ?? ''}/reports/${shareId}`;
+}
+
 /** The password form of a password-protected report. */
-export function renderPasswordPage(id: number, error?: string): string {
+export function renderPasswordPage(shareId: string, error?: string): string {
   return layout(
     'Password required',
     `<h1>This report is protected</h1>
 <p>Enter the report's password to see it.</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="/reports/${id}">
+<form method="post" action="/reports/${escapeHtml(shareId)}">
 <label>Password <input type="password" name="password" required autocomplete="current-password" autofocus></label>
 <button type="submit">Show report</button>
 </form>`,

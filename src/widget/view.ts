@@ -114,7 +114,7 @@ export function buildView(s: Strings, theme: string): View {
   });
   const submit = h('button', { type: 'button', class: 'btn' }, s.submit);
   const refresh = h('button', { type: 'button', class: 'btn icon', 'aria-label': s.refresh, title: s.refresh }, h('span', { 'aria-hidden': 'true' }, '\u21bb'));
-  const noImage = h('button', { type: 'button', class: 'link', 'aria-describedby': `s${n}` }, s.noImage);
+  const noImage = h('button', { type: 'button', class: 'link', 'aria-describedby': `s${n}`, hidden: '' }, s.noImage);
   const panel = h(
     'div',
     { class: 'panel', hidden: '' },

@@ -175,12 +175,13 @@ export class Widget {
   }
 
   /** Runs work with the progress bar showing; undefined when the run was reset meanwhile. */
-  private async solve(work: WorkView, run: number): Promise<string | undefined> {
+  private async solve(work: WorkView, run: number, message = this.s.checking): Promise<string | undefined> {
     const v = this.view;
-    let shown = -1;
+    let shown = 0;
     v.progress.value = 0;
     v.progress.hidden = false;
-    this.say(this.s.checking);
+    v.actionText.textContent = fill(this.s.working, { n: 0 });
+    this.say(message);
     this.job = startWork(work, (fraction) => {
       const pct = Math.min(99, Math.floor(fraction * 100));
       if (pct === shown || run !== this.run) return;
@@ -217,7 +218,7 @@ export class Widget {
     v.panel.hidden = true;
     this.setState('working', this.s.verifying, this.s.noImageWorking);
     try {
-      const solutions = await this.solve(c.view.no_image, run);
+      const solutions = await this.solve(c.view.no_image, run, this.s.noImageWorking);
       if (solutions === undefined) return;
       const verdict = await this.api.post<V1Verdict>(`/api/v1/challenges/${encodeURIComponent(c.view.challenge)}/verify`, {
         no_image: true,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomInt } from 'node:crypto';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, envAnswerFor, siteverify, solveProof } from '../helpers/captcha.ts';
+import { browser, createTestSite, envAnswerFor, siteverify, solveProofAsync } from '../helpers/captcha.ts';
 import { openAnswer } from '../../src/captcha/answer-seal.ts';
 
 /**
@@ -60,7 +60,7 @@ describe('no token without work', () => {
   it('v3 with the work but no browser environment scores at most 0.3', async () => {
     const from = ip();
     const { challenge } = (await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', telemetry: human }, from)).body;
-    const res = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', telemetry: human, ...solveProof(challenge) }, from);
+    const res = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', telemetry: human, ...(await solveProofAsync(challenge)) }, from);
     expect(res.status).toBe(201);
     const verdict = await siteverify(server.url, { secret: site.secret, response: res.body.token });
     expect(verdict.body.success).toBe(true);
@@ -73,7 +73,7 @@ describe('no token without work', () => {
     const answer = await answerOf(id);
     const bare = await post(`/api/v1/challenges/${id}/verify`, { answer });
     expect(bare.body).toMatchObject({ success: false, error: 'invalid-proof', attempts_left: 3 });
-    const right = await post(`/api/v1/challenges/${id}/verify`, { answer, ...solveProof(created.body.work) });
+    const right = await post(`/api/v1/challenges/${id}/verify`, { answer, ...(await solveProofAsync(created.body.work)) });
     expect(right.body).toMatchObject({ success: true, token: expect.any(String) });
     expect((await siteverify(server.url, { secret: site.secret, response: right.body.token })).body.success).toBe(true);
   });
@@ -81,13 +81,13 @@ describe('no token without work', () => {
   it('v1 asks for fresh work with each answer', async () => {
     const created = await post('/api/v1/challenges', { sitekey: site.sitekey });
     const id = created.body.challenge;
-    const first = solveProof(created.body.work);
+    const first = await solveProofAsync(created.body.work);
     const wrong = await post(`/api/v1/challenges/${id}/verify`, { answer: 'ZZZZZ', ...first });
     expect(wrong.body).toMatchObject({ success: false, error: 'wrong-answer', attempts_left: 2, work: { count: expect.any(Number) } });
     // The spent proof does not pay for a second answer.
     const again = await post(`/api/v1/challenges/${id}/verify`, { answer: await answerOf(id), ...first });
     expect(again.body).toMatchObject({ success: false, error: 'invalid-proof', attempts_left: 2 });
-    const next = await post(`/api/v1/challenges/${id}/verify`, { answer: await answerOf(id), ...solveProof(wrong.body.work) });
+    const next = await post(`/api/v1/challenges/${id}/verify`, { answer: await answerOf(id), ...(await solveProofAsync(wrong.body.work)) });
     expect(next.body.success).toBe(true);
   });
 });
@@ -96,7 +96,7 @@ describe('proofs are bound and spent', () => {
   it('refuses a v3 proof replayed, or used for another site or action', async () => {
     const from = ip();
     const { challenge } = (await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup' }, from)).body;
-    const proof = { ...solveProof(challenge), env: envAnswerFor(services, challenge.id) };
+    const proof = { ...(await solveProofAsync(challenge)), env: envAnswerFor(services, challenge.id) };
     expect((await post('/api/v3/challenges', { sitekey: other.sitekey, action: 'signup', ...proof }, from)).status).toBe(422);
     expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'login', ...proof }, from)).status).toBe(422);
     expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', ...proof }, from)).status).toBe(201);
@@ -106,9 +106,9 @@ describe('proofs are bound and spent', () => {
   it('refuses a v1 proof made for another challenge, and the image proof on the no-image path', async () => {
     const a = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body;
     const b = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body;
-    const res = await post(`/api/v1/challenges/${b.challenge}/verify`, { answer: await answerOf(b.challenge), ...solveProof(a.work) });
+    const res = await post(`/api/v1/challenges/${b.challenge}/verify`, { answer: await answerOf(b.challenge), ...(await solveProofAsync(a.work)) });
     expect(res.body.error).toBe('invalid-proof');
-    const noImage = await post(`/api/v1/challenges/${b.challenge}/verify`, { no_image: true, ...solveProof(b.work) });
+    const noImage = await post(`/api/v1/challenges/${b.challenge}/verify`, { no_image: true, ...(await solveProofAsync(b.work)) });
     expect(noImage.body.error).toBe('invalid-proof');
   });
 });
@@ -119,7 +119,7 @@ describe('the way through without the image', () => {
     const created = (await post('/api/v1/challenges', { sitekey: low.sitekey })).body;
     expect(created.work).toMatchObject({ count: 16, bits: 12 });
     expect(created.no_image.count * 2 ** created.no_image.bits).toBeGreaterThanOrEqual(8 * created.work.count * 2 ** created.work.bits);
-    const res = await post(`/api/v1/challenges/${created.challenge}/verify`, { no_image: true, ...solveProof(created.no_image) });
+    const res = await post(`/api/v1/challenges/${created.challenge}/verify`, { no_image: true, ...(await solveProofAsync(created.no_image)) });
     expect(res.body).toMatchObject({ success: true, token: expect.any(String) });
     expect((await siteverify(server.url, { secret: low.secret, response: res.body.token })).body.success).toBe(true);
     expect((await post(`/api/v1/challenges/${created.challenge}/verify`, { no_image: true, work: 'x.y', solutions: '1' })).status).toBe(404);

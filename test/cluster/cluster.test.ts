@@ -5,7 +5,7 @@ import { createUser } from '../../src/accounts/users.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { redisDbUrl, startCluster, type Cluster } from '../helpers/cluster.ts';
 import { request } from '../helpers/http.ts';
-import { browser, siteverify } from '../helpers/captcha.ts';
+import { browser, siteverify, v3Token } from '../helpers/captcha.ts';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.ts';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/services.ts';
 
@@ -66,11 +66,7 @@ describe.runIf(real)('three instances on one PostgreSQL and one Redis', () => {
 
   it('redeems each of 200 tokens exactly once out of 10 concurrent siteverify calls over 3 processes', async () => {
     const tokens = await inBatches(Array.from({ length: 200 }), 25, async () => {
-      const res = await request(`${cluster.pick()}/api/v3/challenges`, {
-        method: 'POST',
-        headers: browser(origin, nextAddress()),
-        json: { sitekey: site.sitekey, action: 'login' },
-      });
+      const res = await v3Token(cluster.pick(), { sitekey: site.sitekey, origin, ip: nextAddress() });
       expect(res.status).toBe(201);
       return res.body.token as string;
     });

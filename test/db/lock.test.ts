@@ -35,7 +35,7 @@ function startService(dataDir: string): Promise<{ child: ChildProcess; url: stri
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 90 s:\n${out}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`no start within 180 s:\n${out}`)), 180_000);
     child.stdout!.on('data', () => {
       const m = /Listening on (http:\/\/localhost:\d+)/.exec(out);
       if (m) {
@@ -77,6 +77,13 @@ describe('the embedded database has one owner', () => {
     const prefix = key!.split('_').slice(0, 2).join('_');
     expect((await request(`${first.url}/api/v1/account`, { key })).status).toBe(200);
 
+    // A second service on the same directory waits for a crashed holder's lock to go stale,
+    // then gives up without opening the database.
+    const secondService = startService(dataDir).then(
+      () => null,
+      (err: Error) => err.message,
+    );
+
     for (const args of [['key:list'], ['key:revoke', prefix], ['migrate']]) {
       const run = await cli(dataDir, ...args);
       expect(run.code).toBe(EXIT_DATABASE_LOCKED);
@@ -86,6 +93,10 @@ describe('the embedded database has one owner', () => {
       expect(lines[0]).toMatch(/^error: The embedded database in .* is in use by another process/);
     }
     // The refused revocation did not happen: the key still works.
+    expect((await request(`${first.url}/api/v1/account`, { key })).status).toBe(200);
+    const refused = await secondService;
+    expect(refused).toMatch(/exited with 1/);
+    expect(refused).toContain('is in use by another process');
     expect((await request(`${first.url}/api/v1/account`, { key })).status).toBe(200);
 
     expect(await stop(first.child)).toBe(0);
@@ -101,7 +112,7 @@ describe('the embedded database has one owner', () => {
     const listed = await cli(dataDir, 'key:list');
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(prefix);
-  }, 300_000);
+  }, 600_000);
 
   it('a second holder is refused; a lock left by a crashed process is taken over once stale', async () => {
     const dataDir = tempDir();

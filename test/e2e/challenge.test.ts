@@ -226,6 +226,7 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
     const widget = widgetIn(page);
     const other = page.getByRole('button', { name: 'Cannot see the image? Verify without it' });
     await other.waitFor();
+    await page.waitForFunction(() => document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('img')!.src.startsWith('blob:'));
     const proved = page.waitForResponse((r) => /\/api\/v1\/challenges\/[^/]+\/verify$/.test(r.url()), { timeout: 90_000 });
     await other.click();
     await widget.getByText(/Verifying without the image/).waitFor();

@@ -6,7 +6,7 @@ import type { Stores } from '../../src/stores/index.ts';
 import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
 import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, siteverify } from '../helpers/captcha.ts';
+import { browser, createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
 
 /** The value of one sample line `name{labels} value` in a Prometheus text answer (0 when absent). */
 function sample(text: string, name: string, labels: Record<string, string>): number {
@@ -80,11 +80,7 @@ describe('GET /metrics', () => {
 
   it('counts siteverify verdicts by result, including those the facade answers', async () => {
     const site = await createTestSite(services, ['https://shop.example']);
-    const token = await request(`${server.url}/api/v3/challenges`, {
-      method: 'POST',
-      headers: browser('https://shop.example', '10.0.0.1'),
-      json: { sitekey: site.sitekey, action: 'login' },
-    });
+    const token = await v3Token(server.url, { sitekey: site.sitekey, origin: 'https://shop.example', ip: '10.0.0.1' });
     expect(token.status).toBe(201);
     expect((await siteverify(server.url, { secret: site.secret, response: token.body.token })).body.success).toBe(true);
     expect((await siteverify(server.url, { secret: site.secret, response: token.body.token })).body['error-codes']).toEqual(['timeout-or-duplicate']);
@@ -120,11 +116,7 @@ describe('GET /metrics', () => {
   // Last in this block: it breaks the challenge and spent-token stores of these services.
   it('counts store failures by store', async () => {
     const site = await createTestSite(services, ['https://shop.example']);
-    const token = await request(`${server.url}/api/v3/challenges`, {
-      method: 'POST',
-      headers: browser('https://shop.example', '10.0.0.2'),
-      json: { sitekey: site.sitekey, action: 'login' },
-    });
+    const token = await v3Token(server.url, { sitekey: site.sitekey, origin: 'https://shop.example', ip: '10.0.0.2' });
     expect(token.status).toBe(201);
     const down = async () => {
       throw new Error('store down');

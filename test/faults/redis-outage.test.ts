@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, siteverify } from '../helpers/captcha.ts';
+import { browser, createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
 import { hasRedisServer, privateRedis } from '../helpers/redis-server.ts';
 
 // Needs a redis-server binary to stop and start; CI has one and must run this.
@@ -29,7 +29,7 @@ describe.runIf(runnable)('Redis stopped during a run', () => {
     await redis?.stop();
   });
 
-  const v3 = () => request(`${server.url}/api/v3/challenges`, { method: 'POST', headers: browser(origin), json: { sitekey: site.sitekey, action: 'a' } });
+  const v3 = () => v3Token(server.url, { sitekey: site.sitekey, origin, action: 'a' });
 
   it('fails closed, keeps area A serving, and recovers without a restart', async () => {
     const before = await v3();

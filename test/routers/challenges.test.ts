@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { randomInt } from 'node:crypto';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, envAnswerFor, siteverify, solveProof } from '../helpers/captcha.ts';
+import { browser, createTestSite, envAnswerFor, siteverify, solveProofAsync } from '../helpers/captcha.ts';
 import { TEST_ANSWER, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
 
 let services: TestServices;
@@ -184,7 +184,7 @@ describe('v2 managed challenge', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ outcome: 'pow', challenge: expect.any(String), work: { count: 32, bits: 13, env: { ops: expect.any(Array) } } });
     const { work } = res.body;
-    const proof = { ...solveProof(work), env: envAnswerFor(services, work.id), telemetry: human };
+    const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work.id), telemetry: human };
     const right = await post(`/api/v2/challenges/${res.body.challenge}/verify`, proof, ORIGIN, from);
     expect(right.body).toEqual({ success: true, token: expect.any(String), expires_at: expect.any(String) });
     // A reused proof finds no challenge.
@@ -199,7 +199,7 @@ describe('v2 managed challenge', () => {
     const { work } = res.body;
     const wrong = await post(`/api/v2/challenges/${work.id}/verify`, { work: work.ticket, solutions: Array(work.count).fill('0').join(','), env: '1' });
     expect(wrong.body).toEqual({ success: false, error: 'invalid-proof', attempts_left: 0 });
-    const proof = { ...solveProof(work), env: envAnswerFor(services, work.id) };
+    const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work.id) };
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 4 * 60_000);
     expect((await post(`/api/v2/challenges/${work.id}/verify`, proof)).status).toBe(404);
@@ -207,7 +207,7 @@ describe('v2 managed challenge', () => {
 
   it('sends a client without a browser environment to the image after its work', async () => {
     const res = await post('/api/v2/challenges', { sitekey: site.sitekey, telemetry: human });
-    const verdict = await post(`/api/v2/challenges/${res.body.challenge}/verify`, { ...solveProof(res.body.work), env: '12345' });
+    const verdict = await post(`/api/v2/challenges/${res.body.challenge}/verify`, { ...(await solveProofAsync(res.body.work)), env: '12345' });
     expect(verdict.body).toMatchObject({ success: false, error: 'challenge-required', challenge: { kind: 'v1', work: null } });
   });
 
@@ -237,7 +237,7 @@ describe('v3 score token', () => {
     expect(first.status).toBe(201);
     expect(Object.keys(first.body)).toEqual(['challenge']);
     const { challenge } = first.body;
-    return post('/api/v3/challenges', { sitekey: site.sitekey, action: 'checkout', telemetry, ...solveProof(challenge), env: env(challenge.id) }, ORIGIN, from);
+    return post('/api/v3/challenges', { sitekey: site.sitekey, action: 'checkout', telemetry, ...(await solveProofAsync(challenge)), env: env(challenge.id) }, ORIGIN, from);
   };
 
   it('returns only an opaque token after the work; siteverify reveals the score and action', async () => {

@@ -4,7 +4,7 @@ import type { AppRouter } from '../../routers/root.ts';
 import { SiteSchema } from '../../src/entities/site.entity.ts';
 import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, siteverify } from '../helpers/captcha.ts';
+import { browser, siteverify, v3Token as solvedV3Token } from '../helpers/captcha.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -21,8 +21,7 @@ const client = (key: string) =>
   createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: { Authorization: `Bearer ${key}` } })] });
 
 async function v3Token(sitekey: string, origin: string) {
-  const res = await request(`${server.url}/api/v3/challenges`, { method: 'POST', headers: browser(origin), json: { sitekey, action: 'x' } });
-  return res;
+  return solvedV3Token(server.url, { sitekey, origin, action: 'x' });
 }
 
 describe('sites procedures on /trpc', () => {

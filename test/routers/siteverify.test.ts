@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { randomInt } from 'node:crypto';
 import { openTestServices, startTestServer, TEST_REDIS_URL, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, siteverify } from '../helpers/captcha.ts';
+import { browser, createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
 import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
 import { openToken, sealToken } from '../../src/captcha/tokens.ts';
 
@@ -29,11 +29,7 @@ const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
 /** A fresh v3 token for the shop, through the real browser route. */
 async function token(sitekey = shop.sitekey, origin = 'https://shop.example', action = 'login'): Promise<string> {
-  const res = await request(`${server.url}/api/v3/challenges`, {
-    method: 'POST',
-    headers: browser(origin, ip()),
-    json: { sitekey, action, cdata: 'session-42' },
-  });
+  const res = await v3Token(server.url, { sitekey, origin, ip: ip(), action, cdata: 'session-42', tokenKey: services.config.tokenKey });
   expect(res.status).toBe(201);
   return res.body.token;
 }

@@ -5,7 +5,7 @@ import { memoryAdapter } from 'better-auth/adapters/memory';
 import { captcha } from 'better-auth/plugins';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite } from '../helpers/captcha.ts';
+import { browser, createTestSite, envAnswerFor, solveProofAsync, v3Token } from '../helpers/captcha.ts';
 
 /**
  * A server written against Turnstile and reCAPTCHA: better-auth's captcha plugin, its real
@@ -56,13 +56,21 @@ async function signUp(auth: ReturnType<typeof authWith>, token: string) {
 }
 
 async function browserToken(path: '/api/v2/challenges' | '/api/v3/challenges'): Promise<string> {
-  const res = await request(`${server.url}${path}`, {
-    method: 'POST',
-    headers: browser(origin, `10.9.${randomInt(256)}.${randomInt(1, 255)}`),
-    json: { sitekey: site.sitekey, action: 'signup', telemetry: { interactions: 5, time_on_page_ms: 9000 } },
-  });
-  expect(res.status).toBe(201);
-  return res.body.token;
+  const from = `10.9.${randomInt(256)}.${randomInt(1, 255)}`;
+  const telemetry = { interactions: 5, time_on_page_ms: 9000 };
+  if (path === '/api/v3/challenges') {
+    const res = await v3Token(server.url, { sitekey: site.sitekey, origin, ip: from, action: 'signup', telemetry, tokenKey: services.config.tokenKey });
+    expect(res.status).toBe(201);
+    return res.body.token;
+  }
+  // v2: the invisible work and the environment answer a page would send.
+  const res = await request(`${server.url}${path}`, { method: 'POST', headers: browser(origin, from), json: { sitekey: site.sitekey, action: 'signup', telemetry } });
+  expect(res.body.outcome).toBe('pow');
+  const work = res.body.work;
+  const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work.id), telemetry };
+  const verdict = await request(`${server.url}${path}/${work.id}/verify`, { method: 'POST', headers: browser(origin, from), json: proof });
+  expect(verdict.body.success).toBe(true);
+  return verdict.body.token;
 }
 
 describe('better-auth captcha plugin against our siteverify', () => {

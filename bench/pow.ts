@@ -1,0 +1,223 @@
+import { hash } from 'node:crypto';
+import os from 'node:os';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { createSHA256 } from 'hash-wasm';
+import { chromium, type Browser } from 'playwright-core';
+import { openStores } from '../src/stores/index.ts';
+import { observe, recordRedeemed, SECURITY_LEVELS, workSize, type SecurityLevel } from '../src/captcha/evidence.ts';
+import { expectedHashes, issueWork, solveWork, type WorkSize } from '../src/captcha/work.ts';
+import { WIDGET_TARGET } from '../src/widget-build.ts';
+import { createSite } from '../src/captcha/sites.ts';
+import { createKeyedUser, openTestServices, startTestServer } from '../test/helpers/services.ts';
+
+/**
+ * Proof-of-work benchmark (issue 10), in one run on this machine:
+ *
+ * 1. Hash rates: native single core (Node crypto's one-shot `crypto.hash`, and hash-wasm in
+ *    Node, which a bot may also use) against one Chromium Web Worker running the widget's
+ *    solver (hash-wasm), and the ratio worker / native.
+ * 2. A person's time to token in Chromium, p50 and p95 over N solves per security level:
+ *    `auditcaptcha.execute(sitekey)` on a page of a registered site, i.e. the v3 challenge,
+ *    the environment program, the sub-puzzles in workers across navigator.hardwareConcurrency,
+ *    and the token request. Each solve comes from its own address (a person's pace).
+ * 3. A bot's cost per token in native CPU-seconds per level (measured with process.cpuUsage
+ *    over real solves with Node crypto), and the work the evidence asks once one /24 sends
+ *    30 and 120 tokens a minute, with the cost of that.
+ * 4. What a headless-browser farm pays per 1,000 tokens: CPU-hours at the measured Chromium
+ *    worker rate.
+ *
+ * Targets: one worker >= 1/3 of native; default level p50 <= 1 s and p95 <= 2 s; a bot pays
+ * >= 0.1 CPU-s per token, and >= 10× that at 120 tokens a minute from one /24.
+ *
+ * Run: npx tsx bench/pow.ts [N=20]
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const WORKER_ENTRY = fileURLToPath(new URL('../src/widget/work-worker.ts', import.meta.url));
+const LEVELS: SecurityLevel[] = ['low', 'default', 'high'];
+
+function nativeRate(ms = 1500): number {
+  const prefix = 'AAAAAAAAAAAAAAAAAAAAAA.7:';
+  let n = 0;
+  const end = performance.now() + ms;
+  let sink = 0;
+  while (performance.now() < end) {
+    for (let k = 0; k < 2000; k++) sink ^= (hash('sha256', prefix + n++, 'buffer') as Buffer)[0]!;
+  }
+  if (sink === -1) console.log('');
+  return n / (ms / 1000);
+}
+
+async function wasmNodeRate(ms = 1500): Promise<number> {
+  const h = await createSHA256();
+  const bytes = new TextEncoder().encode('AAAAAAAAAAAAAAAAAAAAAA.7:00000000');
+  let n = 0;
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    for (let k = 0; k < 2000; k++, n++) {
+      h.init();
+      h.update(bytes);
+      h.digest('binary');
+    }
+  }
+  return n / (ms / 1000);
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+/** A page server for the bench pages (another origin than the service). */
+async function pageServer(pages: Map<string, string>) {
+  const server = http.createServer((req, res) => {
+    const body = pages.get(new URL(req.url ?? '/', 'http://x').pathname);
+    res.writeHead(body ? 200 : 404, { 'Content-Type': body?.startsWith('<') ? 'text/html' : 'text/javascript' });
+    res.end(body ?? '');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** One Chromium worker's hashes/s on the widget's solver: a bench bundle of src/widget/work.ts. */
+async function workerRate(browser: Browser, origin: string, pages: Map<string, string>): Promise<number> {
+  const worker = await build({ entryPoints: [WORKER_ENTRY], bundle: true, minify: true, format: 'iife', platform: 'browser', target: WIDGET_TARGET, write: false, logLevel: 'silent' });
+  const page = await build({
+    stdin: { contents: `import { startWork } from './src/widget/work.ts'; window.benchWork = startWork;`, resolveDir: process.cwd(), loader: 'ts' },
+    define: { __AUDITCAPTCHA_WORK_WORKER__: JSON.stringify(worker.outputFiles[0]!.text) },
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: WIDGET_TARGET,
+    write: false,
+    logLevel: 'silent',
+  });
+  pages.set('/bench-work.js', page.outputFiles[0]!.text);
+  pages.set('/rate', '<!doctype html><title>rate</title><script src="/bench-work.js"></script>');
+  const tab = await browser.newPage();
+  await tab.goto(`${origin}/rate`);
+  const result = await tab.evaluate(async () => {
+    const w = window as unknown as { benchWork: (s: object, p?: unknown, o?: object) => { promise: Promise<{ solutions: string; ms: number; engine: string }> } };
+    await w.benchWork({ id: 'warmupwarmupwarmupwarm', count: 4, bits: 12 }, undefined, { workers: 1 }).promise;
+    const out = await w.benchWork({ id: 'benchbenchbenchbenchbe', count: 48, bits: 15 }, undefined, { workers: 1 }).promise;
+    const hashes = out.solutions.split(',').reduce((a, n) => a + Number(n) + 1, 0);
+    return { hashes, ms: out.ms, engine: out.engine };
+  });
+  await tab.close();
+  if (result.engine !== 'wasm') console.log(`  (worker engine: ${result.engine})`);
+  return result.hashes / (result.ms / 1000);
+}
+
+/** CPU-seconds of one native solve, averaged over `n` solves of `size`. */
+function botCpuSeconds(size: WorkSize, n: number): number {
+  const key = Buffer.alloc(32, 7);
+  const before = process.cpuUsage();
+  for (let i = 0; i < n; i++) solveWork(issueWork(key, { site: 's', purpose: 'v3', bind: '', size, now: Date.now() }));
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1e6 / n;
+}
+
+/** The work the server asks once one /24 has sent `perMinute` tokens within the minute. */
+async function sizeUnderLoad(level: SecurityLevel, perMinute: number): Promise<WorkSize> {
+  const stores = await openStores({ keyPrefix: `bench${perMinute}${level}:` });
+  const ua = { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0 Safari/537.36', acceptLanguage: 'en' };
+  let size: WorkSize = SECURITY_LEVELS[level];
+  for (let i = 0; i < perMinute; i++) {
+    const req = { ip: `203.0.113.${(i % 250) + 1}`, ...ua };
+    size = workSize(level, null, await observe(stores, 's', req));
+    await recordRedeemed(stores, 's', req);
+  }
+  await stores.close();
+  return size;
+}
+
+export async function main(n = 20): Promise<void> {
+  const native = nativeRate();
+  const wasmNode = await wasmNodeRate();
+  const services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+  const server = await startTestServer(services);
+  const pages = new Map<string, string>();
+  const ps = await pageServer(pages);
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const worker = await workerRate(browser, ps.origin, pages);
+    console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)} (wall-clock times below include waiting for a core)`);
+    console.log('hash rates (SHA-256 of one sub-puzzle message, single core / single worker)');
+    console.log(`  native, Node crypto.hash : ${Math.round(native).toLocaleString('en')} /s`);
+    console.log(`  native, hash-wasm in Node: ${Math.round(wasmNode).toLocaleString('en')} /s`);
+    console.log(`  Chromium worker (widget) : ${Math.round(worker).toLocaleString('en')} /s`);
+    console.log(`  ratio worker / Node crypto: ${(worker / native).toFixed(2)}  (target >= 0.33: ${worker / native >= 1 / 3 ? 'met' : 'NOT met'})`);
+    console.log(`  ratio worker / fastest native: ${(worker / Math.max(native, wasmNode)).toFixed(2)}`);
+
+    const { user } = await createKeyedUser(services, 'bench');
+    const em = services.orm.em.fork();
+    const sites: Record<string, string> = {};
+    for (const level of LEVELS) sites[level] = (await createSite(em, user.id, { name: level, origins: [ps.origin], security_level: level })).site.sitekey;
+    pages.set('/person', `<!doctype html><title>person</title><script src="${server.url}/widget.js"></script>`);
+    const context = await browser.newContext({ userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36' });
+    const tab = await context.newPage();
+    let address = 0;
+    await tab.route(`${server.url}/api/**`, (route) =>
+      route.continue({ headers: { ...route.request().headers(), 'x-forwarded-for': `198.18.${address >> 8}.${address & 255}` } }),
+    );
+    await tab.goto(`${ps.origin}/person`);
+    await tab.waitForFunction(() => !!window.auditcaptcha);
+    const cores = await tab.evaluate(() => navigator.hardwareConcurrency);
+    console.log(`\na person's time to token in Chromium (v3 execute: challenge, environment program, work in ${cores} workers, token), n=${n}`);
+    for (const level of LEVELS) {
+      const times: number[] = [];
+      for (let i = 0; i < n + 1; i++) {
+        address += 257; // a new /24 each time: a person's pace
+        const ms = await tab.evaluate(async (sitekey) => {
+          const t = performance.now();
+          await window.auditcaptcha!.execute(sitekey, { action: 'bench' });
+          return performance.now() - t;
+        }, sites[level]!);
+        if (i > 0) times.push(ms); // the first warms up the worker bundle
+      }
+      const size = SECURITY_LEVELS[level];
+      const p50 = pct(times, 50);
+      const p95 = pct(times, 95);
+      const target = level === 'default' ? `  (target p50 <= 1000, p95 <= 2000: ${p50 <= 1000 && p95 <= 2000 ? 'met' : 'NOT met'})` : '';
+      console.log(`  ${level.padEnd(7)} ${size.count}x${size.bits} bits: p50 ${Math.round(p50)} ms  p95 ${Math.round(p95)} ms  p95/p50 ${(p95 / p50).toFixed(2)}${target}`);
+    }
+    await context.close();
+
+    console.log('\na bot\'s cost per token, native CPU-seconds (Node crypto, one core), measured over real solves');
+    for (const level of LEVELS) {
+      const base = SECURITY_LEVELS[level];
+      const at30 = await sizeUnderLoad(level, 30);
+      const at120 = await sizeUnderLoad(level, 120);
+      const reps = level === 'high' ? 2 : 4;
+      const c0 = botCpuSeconds(base, reps);
+      const c30 = (c0 * expectedHashes(at30)) / expectedHashes(base);
+      const c120 = (c0 * expectedHashes(at120)) / expectedHashes(base);
+      const farm = (size: WorkSize) => ((1000 * expectedHashes(size)) / worker / 3600).toFixed(2);
+      console.log(
+        `  ${level.padEnd(7)} calm ${base.count}x${base.bits}: ${c0.toFixed(3)} CPU-s | 30/min from one /24 -> ${at30.count}x${at30.bits}: ${c30.toFixed(2)} CPU-s | ` +
+          `120/min -> ${at120.count}x${at120.bits}: ${c120.toFixed(2)} CPU-s (${(c120 / c0).toFixed(0)}x)`,
+      );
+      console.log(`          headless farm per 1,000 tokens (Chromium worker rate): ${farm(base)} CPU-h calm, ${farm(at120)} CPU-h at 120/min per /24`);
+      if (level === 'default') {
+        console.log(`          targets: >= 0.1 CPU-s calm: ${c0 >= 0.1 ? 'met' : 'NOT met'}; >= 10x at 120/min: ${c120 >= 10 * c0 ? 'met' : 'NOT met'}`);
+      }
+    }
+  } finally {
+    await browser?.close();
+    await ps.close();
+    await server.close();
+    await services.cleanup();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await main(Number(process.argv[2] ?? 20));
+}
