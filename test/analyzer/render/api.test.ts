@@ -67,7 +67,9 @@ describe('render=0|1 on the reports API', () => {
     expect(find(auto.body.data.results, 'headings')).toMatchObject({ passed: true, rendered: true });
     expect(auto.body.data.score).toBeGreaterThan(raw.body.data.score);
 
-    const page = await fetch(api(`/reports/${auto.body.data.id}`));
+    const shareUrl = auto.body.data.share_url as string;
+    const page = await fetch(shareUrl.startsWith('http') ? shareUrl : api(shareUrl));
+    expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('Lab measurements');
     expect(html).toMatch(/Largest contentful paint/);
