@@ -1,4 +1,4 @@
-import { router, createCallerFactory } from './trpc.ts';
+import { router } from './trpc.ts';
 import { accountRouter } from './account.ts';
 import { projectsRouter } from './projects.ts';
 import { reportsRouter } from './reports.ts';
@@ -17,6 +17,3 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
-
-/** Calls procedures in-process with an inner context (tests, CLI). */
-export const createCaller = createCallerFactory(appRouter);

@@ -87,7 +87,6 @@ const mapAppErrors = t.middleware(async ({ next }) => {
 });
 
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
 
 /** Input no procedure can store or mean anything by (REST and /trpc alike). */
 const guardInput = t.middleware(async ({ getRawInput, next }) => {

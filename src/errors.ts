@@ -21,8 +21,6 @@ export const errorStatus = {
 
 /** The kind of a failure; it decides the HTTP status. */
 export type ErrorKind = keyof typeof errorStatus;
-/** @deprecated The old name of `ErrorKind`; `AppError#code` is now the public code. */
-export type ErrorCode = ErrorKind;
 
 /**
  * Every code an error body may carry, with its status and what it means. Codes are stable:

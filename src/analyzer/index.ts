@@ -7,10 +7,8 @@ export {
   type AnalyzerOptions,
   type AnalyzerOptionsOverrides,
   type LookupFunction,
-  type ResolvedAddress,
-  type Thresholds,
 } from './options.ts';
 export { AnalysisPool, SaturatedError } from './pool.ts';
-export { CheckPool, type CheckPoolOptions } from './check-pool.ts';
+export { CheckPool } from './check-pool.ts';
 export type { CheckCategory, CheckResult, Importance } from './checks/types.ts';
-export { allChecks, gradeOf, type Grade } from './scoring.ts';
+export { allChecks, gradeOf } from './scoring.ts';
