@@ -1620,6 +1620,7 @@ export interface operations {
                                 };
                             };
                             score: number;
+                            share_url: string;
                             updated_at: string;
                             url: string;
                         }[];
@@ -1752,12 +1753,16 @@ export interface operations {
                     password?: string;
                     /** @enum {string} */
                     privacy?: "0" | "1" | "2";
+                    /** @enum {string} */
+                    render?: "0" | "1";
                     url: string;
                 };
                 "application/x-www-form-urlencoded": {
                     password?: string;
                     /** @enum {string} */
                     privacy?: "0" | "1" | "2";
+                    /** @enum {string} */
+                    render?: "0" | "1";
                     url: string;
                 };
             };
@@ -1798,6 +1803,7 @@ export interface operations {
                                 };
                             };
                             score: number;
+                            share_url: string;
                             updated_at: string;
                             url: string;
                         };
@@ -1997,6 +2003,7 @@ export interface operations {
                                 };
                             };
                             score: number;
+                            share_url: string;
                             updated_at: string;
                             url: string;
                         };
@@ -2130,12 +2137,16 @@ export interface operations {
                     /** @enum {string} */
                     privacy?: "0" | "1" | "2";
                     /** @enum {string} */
+                    render?: "0" | "1";
+                    /** @enum {string} */
                     results?: "0" | "1";
                 };
                 "application/x-www-form-urlencoded": {
                     password?: string;
                     /** @enum {string} */
                     privacy?: "0" | "1" | "2";
+                    /** @enum {string} */
+                    render?: "0" | "1";
                     /** @enum {string} */
                     results?: "0" | "1";
                 };
@@ -2177,6 +2188,7 @@ export interface operations {
                                 };
                             };
                             score: number;
+                            share_url: string;
                             updated_at: string;
                             url: string;
                         };
@@ -2505,12 +2517,16 @@ export interface operations {
                     /** @enum {string} */
                     privacy?: "0" | "1" | "2";
                     /** @enum {string} */
+                    render?: "0" | "1";
+                    /** @enum {string} */
                     results?: "0" | "1";
                 };
                 "application/x-www-form-urlencoded": {
                     password?: string;
                     /** @enum {string} */
                     privacy?: "0" | "1" | "2";
+                    /** @enum {string} */
+                    render?: "0" | "1";
                     /** @enum {string} */
                     results?: "0" | "1";
                 };
@@ -2552,6 +2568,7 @@ export interface operations {
                                 };
                             };
                             score: number;
+                            share_url: string;
                             updated_at: string;
                             url: string;
                         };
