@@ -13,7 +13,7 @@ import {
   type TestServices,
 } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser } from '../helpers/captcha.ts';
+import { browser, envAnswerFor, solveProof } from '../helpers/captcha.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { TEST_SECRETS } from '../../src/captcha/test-keys.ts';
 
@@ -41,15 +41,31 @@ afterAll(async () => {
 
 const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
+/** A token as the widget earns one: the work solved and the environment answered (v3 in two steps, v2 after its work). */
 async function token(kind: 'v2' | 'v3'): Promise<string> {
-  const path = kind === 'v3' ? '/api/v3/challenges' : '/api/v2/challenges';
-  const res = await request(`${server.url}${path}`, {
-    method: 'POST',
-    headers: browser('https://shop.example', ip()),
-    json: { sitekey: shop.sitekey, action: 'login', cdata: 'c-1' },
+  const from = ip();
+  const human = { webdriver: false, time_on_page_ms: 8000, interactions: 6 };
+  const fields = { sitekey: shop.sitekey, action: 'login', cdata: 'c-1', telemetry: human };
+  const post = (path: string, json: object) =>
+    request(`${server.url}${path}`, { method: 'POST', headers: browser('https://shop.example', from), json });
+  if (kind === 'v3') {
+    const { challenge } = (await post('/api/v3/challenges', fields)).body;
+    const res = await post('/api/v3/challenges', {
+      ...fields,
+      ...solveProof(challenge),
+      env: envAnswerFor(services, challenge.id),
+    });
+    return res.body.token;
+  }
+  const res = await post('/api/v2/challenges', fields);
+  const { work } = res.body;
+  const verified = await post(`/api/v2/challenges/${res.body.challenge}/verify`, {
+    ...solveProof(work),
+    env: envAnswerFor(services, work.id),
+    telemetry: human,
   });
-  if (kind === 'v2' && res.body.outcome !== 'pass') throw new Error(`expected a pass, got ${JSON.stringify(res.body)}`);
-  return res.body.token;
+  if (!verified.body.success) throw new Error(`expected a token, got ${JSON.stringify(verified.body)}`);
+  return verified.body.token;
 }
 
 const verify = (path: string, form: Record<string, string>, from = ip()) =>
