@@ -1616,6 +1616,8 @@ export interface operations {
                                     /** @enum {string} */
                                     importance: "high" | "medium" | "low";
                                     passed: boolean;
+                                    /** @constant */
+                                    rendered?: true;
                                     value: unknown;
                                 };
                             };
@@ -1799,6 +1801,8 @@ export interface operations {
                                     /** @enum {string} */
                                     importance: "high" | "medium" | "low";
                                     passed: boolean;
+                                    /** @constant */
+                                    rendered?: true;
                                     value: unknown;
                                 };
                             };
@@ -1999,6 +2003,8 @@ export interface operations {
                                     /** @enum {string} */
                                     importance: "high" | "medium" | "low";
                                     passed: boolean;
+                                    /** @constant */
+                                    rendered?: true;
                                     value: unknown;
                                 };
                             };
@@ -2184,6 +2190,8 @@ export interface operations {
                                     /** @enum {string} */
                                     importance: "high" | "medium" | "low";
                                     passed: boolean;
+                                    /** @constant */
+                                    rendered?: true;
                                     value: unknown;
                                 };
                             };
@@ -2564,6 +2572,8 @@ export interface operations {
                                     /** @enum {string} */
                                     importance: "high" | "medium" | "low";
                                     passed: boolean;
+                                    /** @constant */
+                                    rendered?: true;
                                     value: unknown;
                                 };
                             };
