@@ -9,7 +9,7 @@
 //   BENCH_DATABASE_URL  admin URL of PostgreSQL (default postgresql://postgres@127.0.0.1:5432/postgres)
 //   BENCH_RSS_SECONDS   length of the mixed load (default 60)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,11 +98,14 @@ async function account(): Promise<void> {
   }
 }
 
-/** Builds dist/ when it is missing (npm run build). */
+let built = false;
+
+/** Builds dist/ (npm run build) once per benchmark run, so it matches the sources. */
 function ensureBuilt(): void {
-  if (existsSync(path.join(root, 'dist', 'bin', 'server.js')) && process.env.BENCH_REBUILD !== '1') return;
-  const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: root, stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('npm run build failed');
+  if (built || process.env.BENCH_NO_BUILD === '1') return;
+  built = true;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('npm run build failed');
 }
 
 interface Started {
@@ -198,13 +201,14 @@ function mixedRequests(apiKey: string, sitekey: string): WrkRequest[] {
 }
 
 async function registerSite(port: number, apiKey: string): Promise<string> {
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/sites`, {
+  // Sites are managed through /trpc (typed clients); a tRPC mutation takes its input as the body.
+  const res = await fetch(`http://127.0.0.1:${port}/trpc/sites.create`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
     body: JSON.stringify({ name: 'mixed', origins: [ORIGIN] }),
   });
-  const body = (await res.json()) as { data?: { sitekey?: string }; sitekey?: string };
-  const sitekey = body.data?.sitekey ?? body.sitekey;
+  const body = (await res.json()) as { result?: { data?: { data?: { sitekey?: string } } } };
+  const sitekey = body.result?.data?.data?.sitekey;
   if (!sitekey) throw new Error(`could not register a site: ${res.status} ${JSON.stringify(body)}`);
   return sitekey;
 }

@@ -18,6 +18,8 @@ const resultEntry = z.object({
   errors: z.record(z.string(), z.unknown()).optional(),
   category: z.enum(['seo', 'performance', 'security', 'miscellaneous']),
   details: z.array(z.unknown()),
+  /** Our extension: true when the check ran on the page as Chromium rendered it. */
+  rendered: z.literal(true).optional(),
 });
 const report = z.object({
   id: z.number().int(),

@@ -63,11 +63,11 @@ const labMetrics: Array<[id: string, label: string]> = [
 ];
 
 /** The lab measurements of a rendered analysis (empty when the page was not rendered). */
-function renderMeasurements(results: Record<string, unknown> | null | undefined): string {
+function renderMeasurements(results: ReportResults | null | undefined): string {
   const checks = new Map(
-    ((results?.['performance'] as Array<CheckView & { rendered?: boolean }> | undefined) ?? [])
-      .filter((c) => c.rendered)
-      .map((c) => [c.id, c]),
+    Object.entries(results ?? {})
+      .filter(([, c]) => c.rendered)
+      .map(([id, c]) => [id, { id, ...c }]),
   );
   const rows = labMetrics
     .filter(([id]) => checks.has(id))
@@ -100,7 +100,7 @@ export function renderReportPage(report: Pick<Report, 'id' | 'url' | 'project' |
     `<h1>Report for <code>${escapeHtml(fullUrlOf(report))}</code></h1>
 <p><span class="grade ${escapeHtml(report.result)}">${escapeHtml(report.result)}</span> Score <strong>${escapeHtml(report.score)}</strong> of 100.
 Project <code>${escapeHtml(report.project)}</code>. Generated ${escapeHtml(report.generatedAt.toISOString())}.</p>
-${renderMeasurements(report.results as Record<string, unknown> | null)}
+${renderMeasurements(report.results as ReportResults | null)}
 ${sections.join('\n')}`,
   );
 }

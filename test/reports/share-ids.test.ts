@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initORM } from '../../src/db/orm.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL } from '../helpers/services.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.ts';
 
@@ -26,7 +32,11 @@ const api = (path: string) => `${server.url}${path}`;
 const SHARE_URL = /^\/reports\/[A-Za-z0-9_-]{22}$/;
 
 async function make(form: Record<string, string>) {
-  const res = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, form: { url: `${site.url}/good`, ...form } });
+  const res = await request(api('/api/v1/reports'), {
+    method: 'POST',
+    key: alice.key,
+    form: { url: `${site.url}/good`, ...form },
+  });
   expect(res.status).toBe(201);
   return res.body.data as { id: number; share_url: string };
 }
@@ -43,7 +53,9 @@ describe('share pages under unguessable ids', () => {
     const one = await request(api(`/api/v1/reports/${a.id}`), { key: alice.key });
     expect(one.body.data.share_url).toBe(a.share_url);
     const list = await request(api('/api/v1/reports'), { key: alice.key });
-    expect(list.body.data.map((r: { share_url: string }) => r.share_url)).toEqual(expect.arrayContaining([a.share_url, b.share_url]));
+    expect(list.body.data.map((r: { share_url: string }) => r.share_url)).toEqual(
+      expect.arrayContaining([a.share_url, b.share_url]),
+    );
     // The OpenAPI document describes it.
     const doc = await request(api('/api/openapi.json'));
     expect(JSON.stringify(doc.body)).toContain('share_url');
@@ -78,19 +90,33 @@ describe('share pages under unguessable ids', () => {
       const migrator = db.orm.getMigrator();
       await migrator.up({ to: 'Migration20261121104921' });
       const conn = db.orm.em.getConnection();
-      await conn.execute(`insert into users (name, email, created_at, updated_at) values ('old', 'old@example.test', now(), now())`);
-      const rows = Array.from({ length: 50 }, (_, i) => `((select id from users limit 1), 'http://old.example/${i}', 'old.example', 'bad', 10, '{}', 0, now(), now(), now())`);
-      await conn.execute(`insert into reports (user_id, url, project, result, score, results, privacy, generated_at, created_at, updated_at) values ${rows.join(',')}`);
+      await conn.execute(
+        `insert into users (name, email, created_at, updated_at) values ('old', 'old@example.test', now(), now())`,
+      );
+      const rows = Array.from(
+        { length: 50 },
+        (_, i) =>
+          `((select id from users limit 1), 'http://old.example/${i}', 'old.example', 'bad', 10, '{}', 0, now(), now(), now())`,
+      );
+      await conn.execute(
+        `insert into reports (user_id, url, project, result, score, results, privacy, generated_at, created_at, updated_at) values ${rows.join(',')}`,
+      );
       await migrator.up();
       const ids = (await conn.execute<{ share_id: string }[]>(`select share_id from reports`)).map((r) => r.share_id);
       expect(ids).toHaveLength(50);
       for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
       expect(new Set(ids).size).toBe(50);
 
-      await conn.execute(`insert into reports (user_id, url, project, result, score, results, privacy, generated_at, created_at, updated_at) values ${rows[0]}`);
-      const [latest] = await conn.execute<{ share_id: string }[]>(`select share_id from reports order by id desc limit 1`);
-      expect(latest!.share_id).toMatch(/^[A-Za-z0-9_-]{22}$/);
-      await expect(conn.execute(`update reports set share_id = '${ids[1]}' where share_id = '${ids[0]}'`)).rejects.toThrow();
+      await conn.execute(
+        `insert into reports (user_id, url, project, result, score, results, privacy, generated_at, created_at, updated_at) values ${rows[0]}`,
+      );
+      const [latest] = await conn.execute<{ share_id: string }[]>(
+        `select share_id from reports order by id desc limit 1`,
+      );
+      expect(latest.share_id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      await expect(
+        conn.execute(`update reports set share_id = '${ids[1]}' where share_id = '${ids[0]}'`),
+      ).rejects.toThrow();
     } finally {
       await db.close();
       await pg?.drop();
@@ -100,7 +126,9 @@ describe('share pages under unguessable ids', () => {
 
 describe('share_url under PUBLIC_URL', () => {
   it('is absolute under the configured public address, never the request Host', async () => {
-    const own = await openTestServices({ env: { ANALYZER_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://audit.example/base' } });
+    const own = await openTestServices({
+      env: { ANALYZER_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://audit.example/base' },
+    });
     const ownServer = await startTestServer(own);
     try {
       const { key } = await createKeyedUser(own, 'pub');
