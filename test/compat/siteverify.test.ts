@@ -13,7 +13,7 @@ import {
   type TestServices,
 } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, envAnswerFor, solveProof } from '../helpers/captcha.ts';
+import { browser, envAnswerFor, solveProofAsync } from '../helpers/captcha.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { TEST_SECRETS } from '../../src/captcha/test-keys.ts';
 
@@ -52,7 +52,7 @@ async function token(kind: 'v2' | 'v3'): Promise<string> {
     const { challenge } = (await post('/api/v3/challenges', fields)).body;
     const res = await post('/api/v3/challenges', {
       ...fields,
-      ...solveProof(challenge),
+      ...(await solveProofAsync(challenge)),
       env: envAnswerFor(services, challenge.id),
     });
     return res.body.token;
@@ -60,7 +60,7 @@ async function token(kind: 'v2' | 'v3'): Promise<string> {
   const res = await post('/api/v2/challenges', fields);
   const { work } = res.body;
   const verified = await post(`/api/v2/challenges/${res.body.challenge}/verify`, {
-    ...solveProof(work),
+    ...(await solveProofAsync(work)),
     env: envAnswerFor(services, work.id),
     telemetry: human,
   });
