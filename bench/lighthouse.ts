@@ -29,12 +29,12 @@ export const sharedAudits: Array<[ours: string, lighthouse: string]> = [
   ['title', 'document-title'],
   ['meta_description', 'meta-description'],
   ['language', 'html-has-lang'],
-  ['viewport', 'viewport'],
-  ['image_alt', 'image-alt'],
+  ['meta_viewport', 'viewport'],
+  ['image_keywords', 'image-alt'],
   ['canonical', 'canonical'],
   ['hreflang', 'hreflang'],
   ['noindex', 'is-crawlable'],
-  ['robots_txt', 'robots-txt'],
+  ['robots', 'robots-txt'],
   ['doctype', 'doctype'],
   ['charset', 'charset'],
   ['dom_size', 'dom-size'],
@@ -77,7 +77,7 @@ interface LhAudit {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -90,7 +90,15 @@ export async function main(settings: { print?: boolean; rawSamples?: number } = 
   const server = await startFixtureServer(routes);
   Object.assign(routes, await renderSite(server.origin));
   const options = defaultAnalyzerOptions({ isAllowedAddress: (ip) => ip === '127.0.0.1' });
-  const ours = new RenderingAnalyzer({ mode: 'always', chromiumPath, contexts: 2, timeoutMs: 10_000, maxHeapMb: 256, maxBytes: 50e6, settleMs: 1500 });
+  const ours = new RenderingAnalyzer({
+    mode: 'always',
+    chromiumPath,
+    contexts: 2,
+    timeoutMs: 10_000,
+    maxHeapMb: 256,
+    maxBytes: 50e6,
+    settleMs: 1500,
+  });
   const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags: chromiumFlags });
   const lhConfig = { ...desktopConfig, settings: { ...desktopConfig.settings, throttlingMethod: 'provided' as const } };
 
@@ -114,13 +122,28 @@ export async function main(settings: { print?: boolean; rawSamples?: number } = 
       const runner = await lighthouse(url, { port: chrome.port, logLevel: 'error', output: 'json' }, lhConfig);
       lhMs.push(performance.now() - started);
       const audits = (runner?.lhr.audits ?? {}) as Record<string, LhAudit>;
-      const checks = new Map<string, CheckResult>(Object.values(result.results).flat().map((c) => [c.id, c]));
+      const runtimeError = runner?.lhr.runtimeError;
+      if (runtimeError)
+        log(
+          `  Lighthouse could not audit ${fixture.path}: ${runtimeError.code} (${runtimeError.message.slice(0, 120)})`,
+        );
+      const checks = new Map<string, CheckResult>(
+        Object.values(result.results)
+          .flat()
+          .map((c) => [c.id, c]),
+      );
       let pageShared = 0;
       let pageAgreed = 0;
       for (const [ourId, lhId] of sharedAudits) {
         const ourCheck = checks.get(ourId);
         const audit = audits[lhId];
-        if (!ourCheck || !audit || audit.score === null || ['notApplicable', 'manual', 'informative', 'error'].includes(audit.scoreDisplayMode)) continue;
+        if (
+          !ourCheck ||
+          !audit ||
+          audit.score === null ||
+          ['notApplicable', 'manual', 'informative', 'error'].includes(audit.scoreDisplayMode)
+        )
+          continue;
         const lhPassed = audit.score >= 0.9;
         pageShared++;
         if (lhPassed === ourCheck.passed) pageAgreed++;
@@ -132,7 +155,13 @@ export async function main(settings: { print?: boolean; rawSamples?: number } = 
       }
       shared += pageShared;
       agreed += pageAgreed;
-      log(`${`${fixture.path} (${fixture.kind}, ${fixture.quality})`.padEnd(28)} ${round(oursMs.at(-1)! / 1000).toString().padStart(7)} ${round(lhMs.at(-1)! / 1000).toString().padStart(7)} ${pageAgreed}/${pageShared}`);
+      log(
+        `${`${fixture.path} (${fixture.kind}, ${fixture.quality})`.padEnd(28)} ${round(oursMs.at(-1)! / 1000)
+          .toString()
+          .padStart(7)} ${round(lhMs.at(-1)! / 1000)
+          .toString()
+          .padStart(7)} ${pageAgreed}/${pageShared}`,
+      );
     }
   } finally {
     await ours.close();
@@ -140,7 +169,15 @@ export async function main(settings: { print?: boolean; rawSamples?: number } = 
   }
 
   // Rendering off: the raw path is analyzeUrl itself; `auto` on a server-rendered page skips rendering.
-  const skipper = new RenderingAnalyzer({ mode: 'auto', chromiumPath, contexts: 1, timeoutMs: 10_000, maxHeapMb: 256, maxBytes: 50e6, settleMs: 1500 });
+  const skipper = new RenderingAnalyzer({
+    mode: 'auto',
+    chromiumPath,
+    contexts: 1,
+    timeoutMs: 10_000,
+    maxHeapMb: 256,
+    maxBytes: 50e6,
+    settleMs: 1500,
+  });
   const rawUrl = `${server.origin}/lean`;
   const raw: number[] = [];
   const off: number[] = [];
@@ -182,8 +219,12 @@ export async function main(settings: { print?: boolean; rawSamples?: number } = 
   figures.meetsTargets = figures.agreement >= 0.9 && figures.speedup >= 5 && figures.rawRatio <= 1.1;
   log(`\nshared audits: ${agreed}/${shared} agree (${round(100 * figures.agreement, 1)} %, target >= 90 %)`);
   for (const d of disagreements) log(`  differs: ${d}`);
-  log(`seconds per page: ours ${figures.oursSecondsPerPage}, Lighthouse ${figures.lighthouseSecondsPerPage} (${figures.speedup}x faster, target >= 5x)`);
-  log(`raw HTML, rendering off: median ${figures.renderOffMedianMs} ms vs analyzeUrl ${figures.rawMedianMs} ms (ratio ${figures.rawRatio}, target <= 1.1)`);
+  log(
+    `seconds per page: ours ${figures.oursSecondsPerPage}, Lighthouse ${figures.lighthouseSecondsPerPage} (${figures.speedup}x faster, target >= 5x)`,
+  );
+  log(
+    `raw HTML, rendering off: median ${figures.renderOffMedianMs} ms vs analyzeUrl ${figures.rawMedianMs} ms (ratio ${figures.rawRatio}, target <= 1.1)`,
+  );
   log(figures.meetsTargets ? 'targets met' : 'TARGETS NOT MET');
   return figures;
 }

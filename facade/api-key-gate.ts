@@ -8,7 +8,8 @@ import { rateLimit } from './rate-limit.ts';
  * Authenticates the Bearer API key (401 otherwise) and counts the request against that
  * key's per-minute limit (429 past it), before anything else runs. REST's API-key routes
  * and /trpc share it, so a key has one budget whichever way it calls. The limiter fails
- * open: a store outage must not take the API down.
+ * open: a store outage must not take the API down. A known key is answered from the
+ * short-lived key cache (src/accounts/api-keys.ts), which revocation clears at once.
  */
 export function apiKeyGate(services: Services, opts: { cost?: (ctx: Context) => number } = {}): Middleware {
   const perKeyLimit = rateLimit(services.stores, {
@@ -22,7 +23,7 @@ export function apiKeyGate(services: Services, opts: { cost?: (ctx: Context) => 
   });
   return async (ctx, next) => {
     const em = contextFromKoa(services, ctx).em;
-    ctx.state.apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined);
+    ctx.state.apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined, { stores: services.stores, log: services.log });
     // A request doing `cost` calls (a /trpc batch) counts as that many; past the limit the
     // whole request is refused.
     const cost = opts.cost?.(ctx) ?? 1;

@@ -48,7 +48,8 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
     },
     lazyEntityManager(services.orm.em as EntityManager),
   );
-  inner.log = ctx.state.log ?? services.log;
+  // The request's child logger is made only if a procedure logs.
+  Object.defineProperty(inner, 'log', { get: () => ctx.state.log ?? services.log, enumerable: true, configurable: true });
   if (ctx.state.apiKey) inner.apiKey = ctx.state.apiKey;
   ctx.state.inner = inner;
   return inner;

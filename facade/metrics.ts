@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
+import { whenResponseDone } from './request-log.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -50,9 +51,7 @@ export function metricsMiddleware(services: Services): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     let route: string | undefined;
-    const done = () => {
-      ctx.res.off('finish', done);
-      ctx.res.off('close', done);
+    whenResponseDone(ctx, () => {
       metrics.observeRequest(
         {
           method: knownMethods.has(ctx.method) ? ctx.method : 'other',
@@ -61,9 +60,7 @@ export function metricsMiddleware(services: Services): Middleware {
         },
         Number(process.hrtime.bigint() - started) / 1e9,
       );
-    };
-    ctx.res.once('finish', done);
-    ctx.res.once('close', done);
+    });
 
     if (ctx.path !== METRICS_PATH || !config.METRICS_ENABLED) return next();
     route = METRICS_PATH;

@@ -50,7 +50,7 @@ export function pagesRouter(services: Services): Router {
     const shared = await loadSharedReport(contextFromKoa(services, ctx).em, reportParam(ctx), password);
     if (shared.kind === 'missing') return html(ctx, 404, notFoundPage);
     if (shared.kind === 'visible') return html(ctx, 200, renderReportPage(shared.report));
-    return html(ctx, password === undefined ? 200 : 401, renderPasswordPage(shared.id, password === undefined ? undefined : 'That password is not right.'));
+    return html(ctx, password === undefined ? 200 : 401, renderPasswordPage(shared.shareId, password === undefined ? undefined : 'That password is not right.'));
   };
 
   r.get('/reports/:id', (ctx) => show(ctx));

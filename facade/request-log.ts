@@ -1,8 +1,48 @@
 import { randomUUID } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 
 const acceptableId = /^[A-Za-z0-9._:-]{1,128}$/;
+
+type Done = () => void;
+
+/**
+ * The request's `ctx.state`: its id, and a child logger carrying it made on first use (most
+ * requests log one line, at the end, or none below info). Other middlewares add their own
+ * fields (apiKey, rateLimit) as on a plain object.
+ */
+class RequestState {
+  #child: Logger | undefined;
+  /** Callbacks run once when the response has finished or the connection closed. */
+  done: Done[] = [];
+  [key: string]: unknown;
+  constructor(
+    readonly requestId: string,
+    readonly root: Logger,
+  ) {}
+  get log(): Logger {
+    return (this.#child ??= this.root.child({ requestId: this.requestId }));
+  }
+}
+
+/**
+ * Runs `fn` once the response has finished (or the connection closed first), on the one
+ * pair of listeners the request log installs; alone (no request log in front), on its own.
+ */
+export function whenResponseDone(ctx: Context, fn: Done): void {
+  const state = ctx.state as Partial<RequestState>;
+  if (state.done) {
+    state.done.push(fn);
+    return;
+  }
+  const once = () => {
+    ctx.res.off('finish', once);
+    ctx.res.off('close', once);
+    fn();
+  };
+  ctx.res.once('finish', once);
+  ctx.res.once('close', once);
+}
 
 /**
  * Gives each request an id (the caller's X-Request-Id when it is sane, a UUID otherwise),
@@ -12,22 +52,19 @@ const acceptableId = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestLog(log: Logger): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
-    const requestId = acceptableId.test(incoming) ? incoming : randomUUID();
-    ctx.state.requestId = requestId;
-    // The child logger is made on first use: most requests log one line, at the end.
-    let child: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', { get: () => (child ??= log.child({ requestId })), configurable: true });
+    const requestId = incoming && acceptableId.test(incoming) ? incoming : randomUUID();
+    const state = new RequestState(requestId, log);
+    ctx.state = state;
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
+    const logLine = log.isLevelEnabled('info');
     const done = () => {
       ctx.res.off('finish', done);
       ctx.res.off('close', done);
-      if (!log.isLevelEnabled('info')) return;
+      for (const fn of state.done) fn();
+      if (!logLine) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.res.statusCode, ms: Math.round(ms * 10) / 10, ip: ctx.ip },
-        'request',
-      );
+      state.log.info({ method: ctx.method, path: ctx.path, status: ctx.res.statusCode, ms: Math.round(ms * 10) / 10, ip: ctx.ip }, 'request');
     };
     ctx.res.once('finish', done);
     ctx.res.once('close', done);

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AnyRouter } from '@trpc/server';
 import { AppError, notFound } from '../src/errors.ts';
+import { stringifyWithRaw } from '../src/raw-json.ts';
 import type { Services } from '../routers/context.ts';
 import { bodyParser } from './body.ts';
 import { apiKeyGate } from './api-key-gate.ts';
@@ -86,7 +87,13 @@ export function restRouter(services: Services, router: AnyRouter): Router {
         ctx.type = route.meta.responseType;
         ctx.set('Cache-Control', 'no-store');
       }
-      ctx.body = result ?? { ok: true };
+      if (result && typeof result === 'object' && !Buffer.isBuffer(result)) {
+        // Same JSON as Koa would send; stored JSON (RawJson) goes through as it is.
+        ctx.type = 'application/json';
+        ctx.body = stringifyWithRaw(result);
+      } else {
+        ctx.body = result ?? { ok: true };
+      }
     });
     koaRouter.register(route.routerPath, [route.method], chain);
   }

@@ -25,7 +25,10 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
   const gate = apiKeyGate(services, { cost: (ctx) => calledPaths(ctx.path, prefix).length });
   const procedures = router._def.procedures as Record<string, { _def: { meta?: Meta } }>;
   return async (ctx, next) => {
-    if (ctx.path !== prefix && !ctx.path.startsWith(prefix + '/')) return next();
+    if (ctx.path !== prefix && !ctx.path.startsWith(prefix + '/')) {
+      await next();
+      return;
+    }
     const paths = calledPaths(ctx.path, prefix);
     if (paths.length > MAX_TRPC_BATCH) {
       throw new AppError('BAD_REQUEST', `A /trpc batch may carry at most ${MAX_TRPC_BATCH} calls; this one has ${paths.length}.`);
@@ -51,6 +54,7 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
       router,
       path: ctx.path.slice(prefix.length + 1),
       maxBodySize: services.config.BODY_LIMIT_BYTES,
+      maxBatchSize: MAX_TRPC_BATCH,
       createContext: () => inner,
       onError: ({ error }: { error: import("@trpc/server").TRPCError }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') inner.log.error({ err: error.cause ?? error }, 'trpc error');

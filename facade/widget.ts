@@ -6,7 +6,13 @@ import { AppError } from '../src/errors.ts';
 import { bundleNamed, widgetBundle, type WidgetBundle } from '../src/widget-build.ts';
 import { COMPAT_SCRIPTS } from '../src/widget/compat/scripts.ts';
 import { demoSiteFor, LOOPBACK_ORIGIN } from '../src/demo/site.ts';
-import { isDemoMode, renderDemoLimitPage, renderDemoPage, renderNoDemoPage, renderVerdictPage } from '../src/demo/page.ts';
+import {
+  isDemoMode,
+  renderDemoLimitPage,
+  renderDemoPage,
+  renderNoDemoPage,
+  renderVerdictPage,
+} from '../src/demo/page.ts';
 import { DEMO_VERIFY_LIMIT, verifyDemoToken } from '../src/demo/verify.ts';
 import { bodyParser } from './body.ts';
 import { rateLimit } from './rate-limit.ts';
@@ -28,7 +34,12 @@ function html(ctx: Context, status: number, body: string, csp: string) {
 function serveScript(ctx: Context, b: WidgetBundle): void {
   const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
   ctx.vary('Accept-Encoding');
-  ctx.set('Cache-Control', ctx.query.v === b.version ? 'public, max-age=31536000, immutable' : 'public, max-age=86400, stale-while-revalidate=604800');
+  ctx.set(
+    'Cache-Control',
+    ctx.query.v === b.version
+      ? 'public, max-age=31536000, immutable'
+      : 'public, max-age=86400, stale-while-revalidate=604800',
+  );
   ctx.set('Access-Control-Allow-Origin', '*');
   ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
   ctx.set('X-Content-Type-Options', 'nosniff');
@@ -103,7 +114,7 @@ export function widgetRouter(services: Services): Router {
     } catch {
       // an unparseable Host: treated like an unregistered origin below
     }
-    const home = demo.origins.find((o) => LOOPBACK_ORIGIN.test(o)) ?? demo.origins[0]!;
+    const home = demo.origins.find((o) => LOOPBACK_ORIGIN.test(o)) ?? demo.origins[0];
     const known = pageOrigin !== undefined && LOOPBACK_ORIGIN.test(pageOrigin) && demo.origins.includes(pageOrigin);
     const widgetOrigin = otherLoopback(known ? pageOrigin! : home);
     const { version } = await bundle();
@@ -133,31 +144,41 @@ export function widgetRouter(services: Services): Router {
     log: services.log,
     metrics: services.metrics,
   });
-  r.post('/demo/verify', async (ctx, next) => {
-    try {
-      await demoLimit(ctx, next);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'RATE_LIMITED') throw err;
+  r.post(
+    '/demo/verify',
+    async (ctx, next) => {
+      try {
+        await demoLimit(ctx, next);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'RATE_LIMITED') throw err;
+        const nonce = randomBytes(16).toString('base64');
+        const after = err.retryAfter ?? 60;
+        ctx.set('Retry-After', String(after));
+        html(ctx, 429, renderDemoLimitPage(nonce, after), `default-src 'none'; style-src 'nonce-${nonce}'`);
+      }
+    },
+    bodyParser(16 * 1024),
+    async (ctx) => {
       const nonce = randomBytes(16).toString('base64');
-      const after = err.retryAfter ?? 60;
-      ctx.set('Retry-After', String(after));
-      html(ctx, 429, renderDemoLimitPage(nonce, after), `default-src 'none'; style-src 'nonce-${nonce}'`);
-    }
-  }, bodyParser(16 * 1024), async (ctx) => {
-    const nonce = randomBytes(16).toString('base64');
-    const csp = `default-src 'none'; style-src 'nonce-${nonce}'`;
-    const demo = demoSiteFor(services);
-    if (!demo) return html(ctx, 404, renderNoDemoPage(nonce), csp);
-    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
-    const text = (v: unknown) => (typeof v === 'string' ? v : '');
-    const mode = isDemoMode(body.mode) ? body.mode : 'managed';
-    const verdict = await verifyDemoToken(services, services.orm.em.fork(), {
-      secret: demo.secret,
-      response: text(body['ac-response']) || text(body['cf-turnstile-response']),
-      remoteip: ctx.ip,
-      sitekey: demo.sitekey,
-    });
-    html(ctx, 200, renderVerdictPage({ mode, nonce, verdict: { ...verdict }, name: text(body.name).slice(0, 100) }), csp);
-  });
+      const csp = `default-src 'none'; style-src 'nonce-${nonce}'`;
+      const demo = demoSiteFor(services);
+      if (!demo) return html(ctx, 404, renderNoDemoPage(nonce), csp);
+      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+      const text = (v: unknown) => (typeof v === 'string' ? v : '');
+      const mode = isDemoMode(body.mode) ? body.mode : 'managed';
+      const verdict = await verifyDemoToken(services, services.orm.em.fork(), {
+        secret: demo.secret,
+        response: text(body['ac-response']) || text(body['cf-turnstile-response']),
+        remoteip: ctx.ip,
+        sitekey: demo.sitekey,
+      });
+      html(
+        ctx,
+        200,
+        renderVerdictPage({ mode, nonce, verdict: { ...verdict }, name: text(body.name).slice(0, 100) }),
+        csp,
+      );
+    },
+  );
   return r;
 }

@@ -65,7 +65,10 @@ function weightsInForce(): Record<'high' | 'medium' | 'low', number> {
   const weights = { high: 10, medium: 5, low: 0 };
   try {
     const custom = JSON.parse(process.env['ANALYZER_WEIGHTS'] || '{}') as Record<string, unknown>;
-    for (const k of ['high', 'medium', 'low'] as const) if (typeof custom[k] === 'number') weights[k] = custom[k] as number;
+    for (const k of ['high', 'medium', 'low'] as const) {
+      const value = custom[k];
+      if (typeof value === 'number') weights[k] = value;
+    }
   } catch {
     // the service refuses a bad ANALYZER_WEIGHTS at start; defaults here
   }

@@ -3,6 +3,7 @@ import { Migration20261121101430 } from './Migration20261121101430.ts';
 import { Migration20261121102252 } from './Migration20261121102252.ts';
 import { Migration20261121102910 } from './Migration20261121102910.ts';
 import { Migration20261121104921 } from './Migration20261121104921.ts';
+import { Migration20261122220100 } from './Migration20261122220100.ts';
 import { Migration20261122220200 } from './Migration20261122220200.ts';
 import { Migration20261122220300 } from './Migration20261122220300.ts';
 import { Migration20261122220400 } from './Migration20261122220400.ts';
@@ -12,6 +13,7 @@ export const migrationsList = [
   { name: 'Migration20261121102252', class: Migration20261121102252 },
   { name: 'Migration20261121102910', class: Migration20261121102910 },
   { name: 'Migration20261121104921', class: Migration20261121104921 },
+  { name: 'Migration20261122220100', class: Migration20261122220100 },
   { name: 'Migration20261122220200', class: Migration20261122220200 },
   { name: 'Migration20261122220300', class: Migration20261122220300 },
   { name: 'Migration20261122220400', class: Migration20261122220400 },

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { apiKeyProcedure, router } from './trpc.ts';
 import { deleted, okStatus, oneOf, pageNumber, paginated, perPage, searchTerm, sortDirection } from './schemas.ts';
-import { countReportList, deleteReport, describeReport, getReport, listReports } from '../src/reports/reports.ts';
+import { countReportList, deleteReport, describeListedReport, describeReport, getReport, listReports } from '../src/reports/reports.ts';
 import { createReportFromRequest, updateReportFromRequest } from '../src/reports/requests.ts';
 import { buildPage, listPath, pageWindow } from '../src/reports/pagination.ts';
 import { storedUrlSearch } from '../src/reports/urls.ts';
 import { notFound } from '../src/errors.ts';
+import { RawJson } from '../src/raw-json.ts';
 import type { Privacy } from '../src/entities/report.entity.ts';
 
 const grade = z.enum(['good', 'decent', 'bad']);
@@ -17,6 +18,8 @@ const resultEntry = z.object({
   errors: z.record(z.string(), z.unknown()).optional(),
   category: z.enum(['seo', 'performance', 'security', 'miscellaneous']),
   details: z.array(z.unknown()),
+  /** Our extension: true when the check ran on the page as Chromium rendered it. */
+  rendered: z.literal(true).optional(),
 });
 const report = z.object({
   id: z.number().int(),
@@ -27,11 +30,18 @@ const report = z.object({
   results: z.record(z.string(), resultEntry),
   privacy: z.number().int(),
   password: z.boolean(),
+  /** The share page (public, or password-protected); a private report's page is a 404 until it is shared. */
+  share_url: z.string(),
   generated_at: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 const single = z.object({ data: report, status: okStatus });
+/** List items carry the stored results as JSON text, written out unparsed; documented as `results`. */
+const listedResults = z
+  .custom<RawJson>((v) => v instanceof RawJson, { error: 'results must be stored JSON' })
+  .meta({ override: z.toJSONSchema(z.record(z.string(), resultEntry), { io: 'output' }) as Record<string, unknown> });
+const listItem = report.extend({ results: listedResults });
 
 const privacy = oneOf('privacy', ['0', '1', '2']).transform((v) => Number(v) as Privacy);
 const password = z.string().max(200).optional().transform((v) => (v === '' ? undefined : v));
@@ -61,7 +71,7 @@ export const reportsRouter = router({
         page: pageNumber,
       }),
     )
-    .output(paginated(report))
+    .output(paginated(listItem))
     .query(async ({ ctx, input }) => {
       const query = {
         // `url` is stored without scheme and www. (as phpRank): a pasted full address still matches.
@@ -80,7 +90,7 @@ export const reportsRouter = router({
         ? await Promise.all([countReportList(ctx.em, ctx.user.id, query), listReports(ctx.em, ctx.user.id, query)])
         : [await countReportList(ctx.em, ctx.user.id, query), undefined];
       const rows = pageWindow(input.page, input.per_page, total).empty ? [] : (found ?? (await listReports(ctx.em, ctx.user.id, query)));
-      const page = buildPage(rows.map(describeReport), {
+      const page = buildPage(rows.map((r) => describeListedReport(r, ctx.config.PUBLIC_URL)), {
         page: input.page,
         perPage: input.per_page,
         total,
@@ -103,19 +113,20 @@ export const reportsRouter = router({
     .meta({ openapi: { method: 'GET', path: '/api/v1/reports/{id}', summary: 'Read a report', tags: ['reports'] } })
     .input(z.object({ id: reportId }))
     .output(single)
-    .query(async ({ ctx, input }) => ({ data: describeReport(await getReport(ctx.em, ctx.user.id, parseId(input.id))), status: 200 as const })),
+    .query(async ({ ctx, input }) => ({ data: describeReport(await getReport(ctx.em, ctx.user.id, parseId(input.id)), ctx.config.PUBLIC_URL), status: 200 as const })),
 
   /** Fetches and audits the URL, then stores the report. */
   create: apiKeyProcedure
     .meta({
       openapi: { method: 'POST', path: '/api/v1/reports', summary: 'Create a report', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
       successStatus: 201,
+      errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY'],
     })
     .input(z.object({ url: z.string(), privacy: privacy.default(1), password, render }))
     .output(single)
     .mutation(async ({ ctx, input }) => {
       const created = await createReportFromRequest(ctx, ctx.user.id, input);
-      return { data: describeReport(created), status: 200 as const };
+      return { data: describeReport(created, ctx.config.PUBLIC_URL), status: 200 as const };
     }),
 
   /** Changes privacy or password, or re-runs the analysis with results=1. */
@@ -123,6 +134,7 @@ export const reportsRouter = router({
     .meta({
       openapi: { method: 'PUT', path: '/api/v1/reports/{id}', summary: 'Update a report (PUT or PATCH)', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
       aliasMethods: ['PATCH'],
+      errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY'],
     })
     .input(z.object({ id: reportId, privacy: privacy.optional(), password, results: oneOf('results', ['0', '1']).default('0'), render }))
     .output(single)
@@ -133,7 +145,7 @@ export const reportsRouter = router({
         reanalyse: input.results === '1',
         render: input.render,
       });
-      return { data: describeReport(updated), status: 200 as const };
+      return { data: describeReport(updated, ctx.config.PUBLIC_URL), status: 200 as const };
     }),
 
   /** Deletes the report. */

@@ -26,17 +26,25 @@ const verdict = z.object({
   credit: z.boolean().optional(),
 });
 
-type Path = '/api/siteverify' | '/api/v1/siteverify' | '/turnstile/v0/siteverify' | '/recaptcha/api/siteverify' | '/siteverify';
+type Path =
+  '/api/siteverify' | '/api/v1/siteverify' | '/turnstile/v0/siteverify' | '/recaptcha/api/siteverify' | '/siteverify';
 
 /**
- * One siteverify route. The limit (the spec's 120 a minute per client address, raisable per
- * site) is counted per site and address across every siteverify path (siteverify-limit.ts),
- * so the facade's per-route limiter leaves it alone (`perSite`).
+ * One siteverify route. The limit (the spec's 120 a minute per client address and route,
+ * raisable per site) is counted per site by the procedure (siteverify-limit.ts), so the
+ * facade's per-route limiter leaves it alone (`perSite`).
  */
 const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =>
   secretProcedure
     .meta({
-      openapi: { method: 'POST', path, summary, tags: ['siteverify'], protect: false, contentTypes: ['application/json', 'application/x-www-form-urlencoded'] },
+      openapi: {
+        method: 'POST',
+        path,
+        summary,
+        tags: ['siteverify'],
+        protect: false,
+        contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
+      },
       rateLimit: { max: SITEVERIFY_PER_MINUTE, windowMs: 60_000, perSite: true },
       errorShape: 'siteverify',
     })
@@ -45,7 +53,7 @@ const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =
     .mutation(async ({ ctx, input }) => {
       const deps = captchaDeps(ctx);
       try {
-        await countSiteverify(deps, input.secret, ctx.request.ip);
+        await countSiteverify(deps, path, input.secret, ctx.request.ip);
       } catch (err) {
         if ((err as { code?: string }).code === 'RATE_LIMITED') ctx.metrics.countRateLimitRejection('siteverify');
         throw err;
@@ -61,7 +69,11 @@ export const siteverifyRouter = router({
   /** At Cloudflare Turnstile's path, in its shape. */
   verifyTurnstile: verify('/turnstile/v0/siteverify', 'Verify a token once (Cloudflare Turnstile path and shape)'),
   /** At Google reCAPTCHA's path, in its shape. */
-  verifyRecaptcha: verify('/recaptcha/api/siteverify', 'Verify a token once (Google reCAPTCHA path and shape)', 'recaptcha'),
+  verifyRecaptcha: verify(
+    '/recaptcha/api/siteverify',
+    'Verify a token once (Google reCAPTCHA path and shape)',
+    'recaptcha',
+  ),
   /** At hCaptcha's path, in its shape. */
   verifyHcaptcha: verify('/siteverify', 'Verify a token once (hCaptcha path and shape)', 'hcaptcha'),
 });

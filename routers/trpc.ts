@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { AppError, type ErrorKind } from '../src/errors.ts';
+import { AppError, type ErrorKind, type PublicErrorCode } from '../src/errors.ts';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
 import { rejectNulCharacters } from '../src/input-guards.ts';
 import type { InnerContext } from './context.ts';
@@ -27,8 +27,13 @@ export type Meta = OpenApiMeta<{
   responseType?: 'image/png';
   /** More methods serving the same path and procedure (PATCH beside PUT, as Laravel's resource routes). */
   aliasMethods?: Array<'PUT' | 'PATCH'>;
-  /** Failures answered in the siteverify protocol's shape instead of `{message, status}`. */
+  /** Failures answered in the siteverify protocol's shape instead of `{code, message, status}`. */
   errorShape?: 'siteverify';
+  /**
+   * Codes this route may answer beyond those its auth kind, limit and input imply (the
+   * OpenAPI document lists them under their statuses; facade/openapi.ts).
+   */
+  errorCodes?: PublicErrorCode[];
 }>;
 
 const trpcCodeOf: Record<ErrorKind, TRPC_ERROR_CODE_KEY> = {

@@ -86,7 +86,7 @@ const commands: Record<string, Command> = {
   },
   async 'key:revoke'(s, _flags, args) {
     if (!args[0]) return fail('give the key id or prefix');
-    const key = await revokeApiKey(s.orm.em.fork(), args[0]);
+    const key = await revokeApiKey(s.orm.em.fork(), args[0], undefined, s.stores);
     if (!key) return fail(`no key ${args[0]}`);
     console.log(JSON.stringify(describeApiKey(key)));
     return 0;
@@ -210,5 +210,5 @@ export async function runCli(argv: string[]): Promise<number> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  runCli(process.argv.slice(2)).then((code) => process.exit(code));
+  void runCli(process.argv.slice(2)).then((code) => process.exit(code));
 }

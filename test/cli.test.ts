@@ -59,11 +59,11 @@ describe('npm run cli', () => {
     expect((await cli('site:list', '--user', 'ada@example.com')).out).toHaveLength(1);
     expect((await cli('site:delete', sitekey, '--user', 'ada@example.com')).code).toBe(0);
     expect((await cli('site:list', '--user', 'ada@example.com')).out).toHaveLength(0);
-  }, 60_000);
+  }, 240_000);
 
   it('refuses unknown commands and missing options', async () => {
     expect((await cli('nope')).code).toBe(2);
     expect((await cli('user:create')).code).toBe(2);
     expect((await cli('key:create', '--user', 'nobody@example.com')).code).toBe(2);
-  }, 60_000);
+  }, 240_000);
 });

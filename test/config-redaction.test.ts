@@ -19,7 +19,11 @@ function messageOf(env: Record<string, string>): string {
 describe('config errors never echo secrets', () => {
   it.each([
     ['DATABASE_URL', 'mysql://app:hunter2-secret@db.internal:5432/x', 'mysql://app:***@db.internal:5432/x'],
-    ['DATABASE_URL', 'mysql://app:hunter2-secret@db/x?sslpassword=hunter2-secret', 'mysql://app:***@db/x?sslpassword=***'],
+    [
+      'DATABASE_URL',
+      'mysql://app:hunter2-secret@db/x?sslpassword=hunter2-secret',
+      'mysql://app:***@db/x?sslpassword=***',
+    ],
     ['DATABASE_URL', 'postgres//app:hunter2-secret@db/x', undefined],
     ['DATABASE_URL', 'mysql://app:hunter2-secret@[oops/x', undefined],
     ['REDIS_URL', 'http://:hunter2-secret@cache:6379', 'http://:***@cache:6379/'],
@@ -45,8 +49,8 @@ describe('config errors never echo secrets', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.on('data', (d) => (out += d));
-    child.stderr!.on('data', (d) => (out += d));
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(78);
     expect(out).toContain('mysql://app:***@db/x');

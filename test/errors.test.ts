@@ -25,13 +25,14 @@ describe('error codes', () => {
   });
 
   it('builds {code, message, status, errors?} at the choke point, and hides internals', () => {
-    const res = toErrorResponse(validationError('url', 'Could not resolve.', { code: 'ERR_ANALYSIS_FAILED' }));
+    const res = toErrorResponse(validationError('url', 'Could not resolve.', { code: 'ERR_ANALYSIS_FAILED', reason: 'dns' }));
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
       code: 'ERR_ANALYSIS_FAILED',
       message: 'Could not resolve.',
       status: 422,
       errors: { url: ['Could not resolve.'] },
+      reason: 'dns',
     });
     const limited = toErrorResponse(new AppError('RATE_LIMITED', 'Too many.', { retryAfter: 2.2 }));
     expect(limited.headers['Retry-After']).toBe('3');

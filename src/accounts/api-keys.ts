@@ -3,6 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.ts';
 import { ApiKeySchema, type ApiKey } from '../entities/api-key.entity.ts';
 import type { User } from '../entities/user.entity.ts';
+import type { Logger } from 'pino';
+import type { Stores } from '../stores/index.ts';
 
 /**
  * Key format: `ak_<prefix>_<secret>`: a 10-hex-digit lookup prefix and 32 random bytes
@@ -56,10 +58,48 @@ export function parseBearer(header: string | undefined): string | undefined {
 }
 
 /**
+ * Authenticated keys are cached for `KEY_CACHE_MS` (key and user rows as loaded), so a
+ * request with a known key costs no database round trip. Revocation takes effect at once:
+ * in this process through `localRevocations`, across instances sharing Redis through a
+ * revocation version stored there (one GET per request, checked before a cached key is
+ * trusted; revokeApiKey bumps it). Without a shared store, another process's revocation
+ * (the CLI beside a running server on PostgreSQL) applies within KEY_CACHE_MS.
+ */
+export const KEY_CACHE_MS = 10_000;
+const keyCache = new Map<string, { row: ApiKey; hash: Buffer; until: number; local: number; shared: string | null }>();
+let localRevocations = 0;
+
+/** Shared-store key of the revocation version. */
+const revocationKey = (stores: Stores) => `${stores.keyPrefix}apikeys:revocations`;
+
+/** The shared revocation version; null without Redis; undefined when Redis did not answer. */
+async function sharedVersion(stores: Stores | undefined): Promise<string | null | undefined> {
+  if (!stores || stores.kind !== 'redis' || !stores.redis) return null;
+  try {
+    return (await stores.redis.get(revocationKey(stores))) ?? '0';
+  } catch {
+    return undefined;
+  }
+}
+
+export interface AuthenticateOptions {
+  /** The process's stores: enables the key cache (with cross-instance revocation on Redis). */
+  stores?: Stores;
+  /** Where a failed off-path `last_used_at` write is reported. */
+  log?: Logger;
+}
+
+/**
  * Resolves an Authorization header to a live API key (with its user loaded).
  * Throws AppError UNAUTHORIZED for a missing, malformed, unknown or revoked key.
+ * With `stores`, a recently authenticated key is answered from the cache (see KEY_CACHE_MS).
+ * `last_used_at` is written off the request's path, at most once a minute per key.
  */
-export async function authenticateApiKey(em: EntityManager, authorization: string | undefined): Promise<ApiKey> {
+export async function authenticateApiKey(
+  em: EntityManager,
+  authorization: string | undefined,
+  opts: AuthenticateOptions = {},
+): Promise<ApiKey> {
   const token = parseBearer(authorization);
   if (!token) {
     throw authorization
@@ -67,22 +107,54 @@ export async function authenticateApiKey(em: EntityManager, authorization: strin
       : new AppError('UNAUTHORIZED', 'Missing API key.', { code: 'ERR_API_KEY_MISSING' });
   }
   const match = keyPattern.exec(token);
+  const digest = hashApiKey(token);
+  const now = Date.now();
+  const shared = opts.stores ? await sharedVersion(opts.stores) : undefined;
+  const cached = match && shared !== undefined ? keyCache.get(match[1]!) : undefined;
+  if (cached && cached.until > now && cached.local === localRevocations && cached.shared === shared && timingSafeEqual(cached.hash, digest)) {
+    touchLastUsed(em, cached.row, now, opts.log);
+    return cached.row;
+  }
+  const local = localRevocations;
   const row = match ? await em.findOne(ApiKeySchema, { prefix: match[1] }, { populate: ['user'] }) : null;
   const expected = row ? Buffer.from(row.hash, 'hex') : unknownKeyHash;
-  const matches = timingSafeEqual(expected, hashApiKey(token)) && row !== null;
+  const matches = timingSafeEqual(expected, digest) && row !== null;
   if (!matches || !row || row.revokedAt) {
     throw new AppError('UNAUTHORIZED', 'Invalid or revoked API key.', { code: 'ERR_API_KEY_INVALID' });
   }
-  await touchLastUsed(em, row);
+  if (opts.stores && shared !== undefined) {
+    if (keyCache.size > 10_000) keyCache.clear();
+    keyCache.set(row.prefix, { row, hash: expected, until: now + KEY_CACHE_MS, local, shared });
+  }
+  touchLastUsed(em, row, now, opts.log);
   return row;
 }
 
-async function touchLastUsed(em: EntityManager, row: ApiKey): Promise<void> {
-  const now = new Date();
-  if (row.lastUsedAt && now.getTime() - row.lastUsedAt.getTime() < lastUsedResolutionMs) return;
-  // A direct update: no unit-of-work flush, so the request's own changes are not dragged in.
-  await em.nativeUpdate(ApiKeySchema, { id: row.id }, { lastUsedAt: now });
-  row.lastUsedAt = now;
+const pendingTouches = new Set<Promise<void>>();
+
+/**
+ * Records use at most once per `lastUsedResolutionMs` per key, off the request's path: a
+ * direct update on a fork of its own (no unit-of-work flush, nothing of the request's
+ * changes dragged in), not awaited by the request.
+ */
+function touchLastUsed(em: EntityManager, row: ApiKey, now: number, log?: Logger): void {
+  if (row.lastUsedAt && now - row.lastUsedAt.getTime() < lastUsedResolutionMs) return;
+  const at = new Date(now);
+  row.lastUsedAt = at;
+  const write: Promise<void> = em
+    .fork()
+    .nativeUpdate(ApiKeySchema, { id: row.id }, { lastUsedAt: at })
+    .then(
+      () => {},
+      (err: unknown) => log?.warn({ err: err instanceof Error ? err.message : String(err) }, 'recording last_used_at failed'),
+    )
+    .finally(() => pendingTouches.delete(write));
+  pendingTouches.add(write);
+}
+
+/** Resolves once every `last_used_at` write started so far has settled (tests, shutdown). */
+export async function settleLastUsed(): Promise<void> {
+  await Promise.all([...pendingTouches]);
 }
 
 /** Keys of one user, or all keys, newest first. */
@@ -93,8 +165,16 @@ export async function listApiKeys(em: EntityManager, userId?: number): Promise<A
   });
 }
 
-/** Revokes a key by numeric id or prefix. Returns the key, or null if there is none. */
-export async function revokeApiKey(em: EntityManager, idOrPrefix: string, userId?: number): Promise<ApiKey | null> {
+/**
+ * Revokes a key by numeric id or prefix. Returns the key, or null if there is none. The key
+ * stops working at once in this process and, given the stores (Redis), in every instance.
+ */
+export async function revokeApiKey(
+  em: EntityManager,
+  idOrPrefix: string,
+  userId?: number,
+  stores?: Stores,
+): Promise<ApiKey | null> {
   const where = /^\d+$/.test(idOrPrefix) ? { id: Number(idOrPrefix) } : { prefix: idOrPrefix.replace(/^ak_/, '') };
   const row = await em.findOne(ApiKeySchema, userId === undefined ? where : { ...where, user: userId });
   if (!row) return null;
@@ -102,6 +182,9 @@ export async function revokeApiKey(em: EntityManager, idOrPrefix: string, userId
     row.revokedAt = new Date();
     await em.flush();
   }
+  localRevocations++;
+  keyCache.delete(row.prefix);
+  if (stores?.kind === 'redis' && stores.redis) await stores.redis.incr(revocationKey(stores));
   return row;
 }
 

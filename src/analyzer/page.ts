@@ -51,6 +51,7 @@ export class PageContext {
   #text?: string;
   #words?: string[];
   #elementCount = 0;
+  #titles: Element[] = [];
 
   constructor(input: PageInput) {
     this.url = new URL(input.url);
@@ -91,6 +92,12 @@ export class PageContext {
     return this.#elementCount;
   }
 
+  /** The document's <title> elements (not SVG titles), in document order. */
+  get titleElements(): Element[] {
+    if (this.#text === undefined) this.#walk();
+    return this.#titles;
+  }
+
   /** Words of the visible text, lowercased. */
   get words(): string[] {
     this.#words ??= this.text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
@@ -115,15 +122,19 @@ export class PageContext {
     return `<${el.tagName} ${attr}="${shown}">`;
   }
 
-  /** One pass over the tree: element count and visible text. */
+  /**
+   * One pass over the tree (iterative, so any depth is linear): element count, visible text
+   * and the document's titles.
+   */
   #walk(): void {
     const parts: string[] = [];
     let count = 0;
-    const stack: Array<{ node: AnyNode; hidden: boolean }> = [];
+    const titles: Element[] = [];
+    const stack: Array<{ node: AnyNode; hidden: boolean; svg: boolean }> = [];
     const roots = this.$.root()[0]!.children;
-    for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, hidden: false });
+    for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, hidden: false, svg: false });
     while (stack.length) {
-      const { node, hidden } = stack.pop()!;
+      const { node, hidden, svg } = stack.pop()!;
       if (node.type === 'text') {
         if (!hidden) parts.push(node.data);
         continue;
@@ -131,10 +142,13 @@ export class PageContext {
       if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue;
       count++;
       const el = node as Element;
+      if (el.tagName === 'title' && !svg) titles.push(el);
       const childHidden = hidden || invisible.has(el.tagName);
-      for (let i = el.children.length - 1; i >= 0; i--) stack.push({ node: el.children[i]!, hidden: childHidden });
+      const childSvg = svg || el.tagName === 'svg';
+      for (let i = el.children.length - 1; i >= 0; i--) stack.push({ node: el.children[i]!, hidden: childHidden, svg: childSvg });
     }
     this.#elementCount = count;
+    this.#titles = titles;
     this.#text = parts.join(' ').replace(/\s+/g, ' ').trim();
   }
 }

@@ -19,6 +19,8 @@ export function inProtocol(verdict: Verdict, protocol: Protocol): ProtocolVerdic
   const { action, cdata, score, ...rest } = verdict;
   void cdata;
   if (protocol === 'recaptcha') return score === undefined ? rest : { ...rest, score, action };
-  const codes = verdict['error-codes'].map((c) => (c === 'timeout-or-duplicate' ? 'invalid-or-already-seen-response' : c));
+  const codes = verdict['error-codes'].map((c) =>
+    c === 'timeout-or-duplicate' ? 'invalid-or-already-seen-response' : c,
+  );
   return { ...rest, ...(verdict.success ? { credit: false } : {}), 'error-codes': codes };
 }

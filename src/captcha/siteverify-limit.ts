@@ -3,34 +3,42 @@ import { siteBySecret } from './sites.ts';
 import type { SiteverifyDeps } from './siteverify.ts';
 import { testSecretKind } from './test-keys.ts';
 
-/** The spec's siteverify limit: calls a minute per client address. */
+/** The spec's siteverify limit: calls a minute per client address (per route). */
 export const SITEVERIFY_PER_MINUTE = 120;
-/** The most an operator may allow a site (per client address and minute). */
+/** The most an operator may allow a site (per client address, route and minute). */
 export const MAX_SITEVERIFY_PER_MINUTE = 1_000_000;
 
 const WINDOW_MS = 60_000;
 
 /**
- * Counts one siteverify call from `ip` against the limit of the site its secret belongs to
- * (the site's `siteverifyPerMinute`, else the spec's 120), shared by every siteverify path.
- * Unknown and test secrets count per address alone, at 120. Windows are calendar minutes,
- * so Retry-After is exact. Throws RATE_LIMITED (429) past the limit and UNAVAILABLE when
- * the store cannot count: siteverify never answers success without its limit.
+ * Counts one call to the siteverify route `route` from `ip` against the limit of the site
+ * its secret belongs to: the site's `siteverifyPerMinute`, else the spec's 120. Unknown and
+ * test secrets count per route and address alone, at 120. A window starts at its first call
+ * and lasts a minute. Throws RATE_LIMITED (429, Retry-After at most 60 s) past the limit and
+ * UNAVAILABLE when the store cannot count: siteverify never answers without its limit.
  */
-export async function countSiteverify(deps: SiteverifyDeps, secret: string | undefined, ip: string): Promise<void> {
+export async function countSiteverify(
+  deps: SiteverifyDeps,
+  route: string,
+  secret: string | undefined,
+  ip: string,
+): Promise<void> {
   const s = secret?.trim();
   const site = s && !testSecretKind(s) ? await siteBySecret(deps.em, s, deps.now()) : null;
   const max = site?.siteverifyPerMinute ?? SITEVERIFY_PER_MINUTE;
-  const now = deps.now();
-  const window = Math.floor(now / WINDOW_MS);
   let hits: number;
   try {
-    hits = await deps.stores.counters.hit(`sv:${site?.sitekey ?? '-'}:${ip}:${window}`, WINDOW_MS);
+    hits = await deps.stores.counters.hit(`sv:${route}:${site?.sitekey ?? '-'}:${ip}`, WINDOW_MS);
   } catch (err) {
-    throw new AppError('UNAVAILABLE', 'The rate-limit store is unavailable; try again shortly.', { retryAfter: 5, cause: err });
+    throw new AppError('UNAVAILABLE', 'The rate-limit store is unavailable; try again shortly.', {
+      retryAfter: 5,
+      cause: err,
+    });
   }
   if (hits > max) {
-    const after = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-    throw new AppError('RATE_LIMITED', `Too many siteverify calls; retry in ${after} s.`, { retryAfter: after });
+    throw new AppError('RATE_LIMITED', 'Too many siteverify calls; retry within a minute.', {
+      retryAfter: WINDOW_MS / 1000,
+      headers: { 'X-RateLimit-Limit': String(max), 'X-RateLimit-Remaining': '0' },
+    });
   }
 }

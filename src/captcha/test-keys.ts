@@ -66,7 +66,7 @@ const sitekeyKinds: Record<string, TestSitekeyKind> = {
 };
 
 export function testSitekeyKind(sitekey: string): TestSitekeyKind | null {
-  return Object.hasOwn(sitekeyKinds, sitekey) ? sitekeyKinds[sitekey]! : null;
+  return Object.hasOwn(sitekeyKinds, sitekey) ? sitekeyKinds[sitekey] : null;
 }
 
 export function isTestSitekey(sitekey: string): boolean {
@@ -84,7 +84,7 @@ const secretKinds: Record<string, TestSecretKind> = {
 };
 
 export function testSecretKind(secret: string): TestSecretKind | null {
-  return Object.hasOwn(secretKinds, secret) ? secretKinds[secret]! : null;
+  return Object.hasOwn(secretKinds, secret) ? secretKinds[secret] : null;
 }
 
 export function isDummyToken(response: string): boolean {

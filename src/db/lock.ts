@@ -14,9 +14,9 @@ import lockfile from 'proper-lockfile';
  */
 
 /** A lock whose mtime is older than this was left by a dead process. */
-export const EMBEDDED_LOCK_STALE_MS = 20_000;
+export const EMBEDDED_LOCK_STALE_MS = 30_000;
 /** How often the holder refreshes the lock. */
-const UPDATE_MS = 4_000;
+const UPDATE_MS = 5_000;
 
 /** Exit code of the CLI when the database is held by another process (EX_TEMPFAIL). */
 export const EXIT_DATABASE_LOCKED = 75;

@@ -79,7 +79,7 @@ export async function ensureDemoSite(em: EntityManager, dataDir: string, port: n
  */
 export async function startDemo(services: Services, port: number, print: (line: string) => void = console.log): Promise<void> {
   try {
-    const { demo, created } = await ensureDemoSite(services.orm.em.fork() as EntityManager, services.config.DATA_DIR, port);
+    const { demo, created } = await ensureDemoSite(services.orm.em.fork(), services.config.DATA_DIR, port);
     registerDemoSite(services, demo);
     if (created) print(`Demo site registered (sitekey ${demo.sitekey}); its secret is in ${path.join(services.config.DATA_DIR, DEMO_SITE_FILE)}`);
     print(`Widget demo: http://localhost:${port}/demo`);

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Services } from '../../routers/context.ts';
+import type { Services } from '../services.ts';
 import { verifyToken, type Verdict } from '../captcha/siteverify.ts';
 
 /**

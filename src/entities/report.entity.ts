@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { UserSchema } from './user.entity.ts';
 
@@ -9,6 +10,11 @@ export type Privacy = 0 | 1 | 2;
  * scoped to the owner and ending in id so sorting is stable; the trigram index on the
  * lowered URL serves the case-insensitive URL substring search.
  */
+/** The column default of `share_id` (Migration20261122220100): for rows inserted by SQL. */
+// Written as PostgreSQL prints it back, so schema diffs see no change.
+const SHARE_ID_DEFAULT =
+  "rtrim(translate(encode(decode(replace((gen_random_uuid())::text, '-'::text, ''::text), 'hex'::text), 'base64'::text), '+/'::text, '-_'::text), '='::text)";
+
 export const ReportSchema = defineEntity({
   name: 'Report',
   tableName: 'reports',
@@ -40,6 +46,16 @@ export const ReportSchema = defineEntity({
     // Never serialised: describeReport exposes only `password: boolean`. (`hidden()` would brand
     // the type and lose its null.)
     passwordHash: p.string().length(255).nullable(),
+    /**
+     * The share page's address (`/reports/{shareId}`): 22 base64url characters of 16 random
+     * bytes, so pages cannot be found by walking ids. The numeric id stays the API's.
+     */
+    shareId: p
+      .string()
+      .length(22)
+      .unique()
+      .defaultRaw(SHARE_ID_DEFAULT)
+      .onCreate(() => randomBytes(16).toString('base64url')),
     generatedAt: p.datetime(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),

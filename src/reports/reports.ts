@@ -6,13 +6,20 @@ import { notFound, validationError } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
 import { addToProject, countReports, removeFromProject, type ReportContribution } from './projects.ts';
 import { likeContains } from './pagination.ts';
+import { shareUrl } from './share-page.ts';
 import type { ReportResults } from './results.ts';
+import { RawJson } from '../raw-json.ts';
 
-/** The columns a list shows: every field of the public shape, `results` included. */
-const listFields = ['id', 'url', 'project', 'result', 'score', 'results', 'privacy', 'passwordHash', 'generatedAt', 'createdAt', 'updatedAt'] as const;
+const listFields = ['id', 'url', 'project', 'result', 'score', 'privacy', 'passwordHash', 'shareId', 'generatedAt', 'createdAt', 'updatedAt'] as const;
 
-/** A report as lists load it: the listed columns, as plain data (lists load no entities). */
-export type ReportRow = Pick<Report, (typeof listFields)[number]>;
+/**
+ * A report as lists load it, as plain data (lists load no entities): the listed columns and
+ * `results` either parsed (single reads) or as the stored JSON text (lists).
+ */
+export type ReportRow<Results = Report['results']> = Pick<Report, (typeof listFields)[number]> & { results: Results };
+
+/** A report as a list reads it: `results` as the stored JSON text. */
+export type ListedReport = ReportRow<RawJson>;
 
 function contribution(r: Pick<Report, 'project' | 'score' | 'result' | 'createdAt'>, userId: number): ReportContribution {
   return { userId, project: r.project, score: r.score, result: r.result, createdAt: r.createdAt };
@@ -147,7 +154,7 @@ export async function countReportList(em: EntityManager, userId: number, q: Repo
 }
 
 /** One page of the user's reports, with their `results`. Ties sort by id. */
-export async function listReports(em: EntityManager, userId: number, q: ReportListQuery): Promise<ReportRow[]> {
+export async function listReports(em: EntityManager, userId: number, q: ReportListQuery): Promise<ListedReport[]> {
   return findPage(em, userId, q, q.perPage);
 }
 
@@ -155,15 +162,18 @@ export async function listReports(em: EntityManager, userId: number, q: ReportLi
  * One page as plain rows: the ORM maps and converts the columns as it would for entities,
  * without building and tracking 100 of them (several times the cost of the query itself).
  */
-async function findPage(em: EntityManager, userId: number, q: ReportListQuery, limit: number): Promise<ReportRow[]> {
-  return em
+async function findPage(em: EntityManager, userId: number, q: ReportListQuery, limit: number): Promise<ListedReport[]> {
+  // `results` as text: 100 stored results are 0.5-1 MB of JSON; parsing them only to write
+  // them out again would cost more than the whole query (see bench/reports-list.ts).
+  const rows = await em
     .createQueryBuilder(ReportSchema)
-    .select([...listFields])
+    .select([...listFields, raw('"results"::text as "results_json"')])
     .where(listWhere(userId, q))
     .orderBy([{ [sortColumn[q.sortBy]]: q.sort }, ...(q.sortBy === 'id' ? [] : [{ id: q.sort }])])
     .limit(limit)
     .offset(q.offset)
-    .execute<ReportRow[]>('all');
+    .execute<Array<Omit<ListedReport, 'results'> & { results_json: string }>>('all');
+  return rows.map(({ results_json, ...row }) => ({ ...row, results: new RawJson(results_json) }));
 }
 
 function listWhere(userId: number, q: ReportListQuery) {
@@ -177,19 +187,33 @@ function listWhere(userId: number, q: ReportListQuery) {
   };
 }
 
-/** The public shape of a report (DESIGN section 5, phpRank's fields plus `score`), in lists too. */
-export function describeReport(r: ReportRow) {
+/**
+ * phpRank's field order (ReportResource), with our `score` after `result` and `share_url`,
+ * absolute under `publicUrl` when PUBLIC_URL is set.
+ */
+function describeFields<T>(r: Omit<ReportRow, 'results'>, results: T, publicUrl?: string) {
   return {
     id: r.id,
     url: r.url,
     project: r.project,
     result: r.result,
     score: r.score,
-    results: r.results as ReportResults,
+    results,
     privacy: r.privacy as number,
     password: Boolean(r.passwordHash),
+    share_url: shareUrl(r.shareId, publicUrl),
     generated_at: r.generatedAt.toISOString(),
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
   };
+}
+
+/** The public shape of a report (DESIGN section 5: phpRank's fields plus `score` and `share_url`). */
+export function describeReport(r: ReportRow, publicUrl?: string) {
+  return describeFields(r, r.results as ReportResults, publicUrl);
+}
+
+/** The same shape for a list item, its `results` written out as stored. */
+export function describeListedReport(r: ListedReport, publicUrl?: string) {
+  return describeFields(r, r.results, publicUrl);
 }

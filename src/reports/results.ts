@@ -18,6 +18,8 @@ export interface ResultEntry {
   category: CheckCategory;
   /** Offending elements or reasons (empty when passed). */
   details: unknown[];
+  /** Present (true) when the check ran on the page as Chromium rendered it. */
+  rendered?: true;
 }
 
 /** A report's per-check results, keyed by check id, in report order. */
@@ -76,6 +78,8 @@ export function toEntry(check: CheckResult): ResultEntry {
     ...(check.passed ? {} : { errors: { [errorKeyOf(check)]: null } }),
     category: check.category,
     details: check.details,
+    // Checks run on the rendered document (src/analyzer/render) say so.
+    ...('rendered' in check && check.rendered === true ? { rendered: true } : {}),
   };
 }
 

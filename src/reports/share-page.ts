@@ -63,11 +63,11 @@ const labMetrics: Array<[id: string, label: string]> = [
 ];
 
 /** The lab measurements of a rendered analysis (empty when the page was not rendered). */
-function renderMeasurements(results: Record<string, unknown> | null | undefined): string {
+function renderMeasurements(results: ReportResults | null | undefined): string {
   const checks = new Map(
-    ((results?.['performance'] as Array<CheckView & { rendered?: boolean }> | undefined) ?? [])
-      .filter((c) => c.rendered)
-      .map((c) => [c.id, c]),
+    Object.entries(results ?? {})
+      .filter(([, c]) => c.rendered)
+      .map(([id, c]) => [id, { id, ...c }]),
   );
   const rows = labMetrics
     .filter(([id]) => checks.has(id))
@@ -100,19 +100,30 @@ export function renderReportPage(report: Pick<Report, 'id' | 'url' | 'project' |
     `<h1>Report for <code>${escapeHtml(fullUrlOf(report))}</code></h1>
 <p><span class="grade ${escapeHtml(report.result)}">${escapeHtml(report.result)}</span> Score <strong>${escapeHtml(report.score)}</strong> of 100.
 Project <code>${escapeHtml(report.project)}</code>. Generated ${escapeHtml(report.generatedAt.toISOString())}.</p>
-${renderMeasurements(report.results as Record<string, unknown> | null)}
+${renderMeasurements(report.results as ReportResults | null)}
 ${sections.join('\n')}`,
   );
 }
 
+/** A share id as the share page accepts it: 22 base64url characters. */
+export const SHARE_ID = /^[A-Za-z0-9_-]{22}$/;
+
+/**
+ * The address of a report's share page: under `publicUrl` (PUBLIC_URL) when configured, else
+ * root-relative. Never built from the request's Host, which a client controls.
+ */
+export function shareUrl(shareId: string, publicUrl?: string): string {
+  return `${publicUrl ?? ''}/reports/${shareId}`;
+}
+
 /** The password form of a password-protected report. */
-export function renderPasswordPage(id: number, error?: string): string {
+export function renderPasswordPage(shareId: string, error?: string): string {
   return layout(
     'Password required',
     `<h1>This report is protected</h1>
 <p>Enter the report's password to see it.</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="/reports/${id}">
+<form method="post" action="/reports/${escapeHtml(shareId)}">
 <label>Password <input type="password" name="password" required autocomplete="current-password" autofocus></label>
 <button type="submit">Show report</button>
 </form>`,

@@ -1,21 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ReportSchema, type Report } from '../entities/report.entity.ts';
 import { verifyPassword } from './passwords.ts';
+import { SHARE_ID } from './share-page.ts';
 
 export type SharedReport =
   | { kind: 'visible'; report: Report }
-  | { kind: 'password'; id: number }
+  | { kind: 'password'; shareId: string }
   | { kind: 'missing' };
 
 /**
  * What the public share page may show of a report, to anyone: public reports in full,
  * password reports only with the right password, private reports never (as if missing).
+ * Share pages are addressed by the report's random `shareId`, never its numeric id, so
+ * nobody can walk them to learn which reports exist.
  */
-export async function loadSharedReport(em: EntityManager, idText: string, password?: string): Promise<SharedReport> {
-  if (!/^[1-9]\d{0,9}$/.test(idText) || Number(idText) > 2_147_483_647) return { kind: 'missing' };
-  const report = await em.findOne(ReportSchema, { id: Number(idText) });
+export async function loadSharedReport(em: EntityManager, shareIdText: string, password?: string): Promise<SharedReport> {
+  if (!SHARE_ID.test(shareIdText)) return { kind: 'missing' };
+  const report = await em.findOne(ReportSchema, { shareId: shareIdText });
   if (!report || report.privacy === 1) return { kind: 'missing' };
   if (report.privacy === 0) return { kind: 'visible', report };
   if (password !== undefined && (await verifyPassword(report.passwordHash, password))) return { kind: 'visible', report };
-  return { kind: 'password', id: report.id };
+  return { kind: 'password', shareId: report.shareId };
 }

@@ -1,4 +1,4 @@
-import { createClient, type RedisClientType } from 'redis';
+import type { RedisClientType } from 'redis';
 import type { Logger } from 'pino';
 
 export type RedisClient = RedisClientType;
@@ -9,6 +9,8 @@ export type RedisClient = RedisClientType;
  * callers can map (fail closed), never into hung requests. It reconnects by itself.
  */
 export async function connectRedis(url: string, log?: Logger, connectTimeoutMs = 5000): Promise<RedisClient> {
+  // Loaded only when Redis is configured: a process on memory stores never loads the client.
+  const { createClient } = await import('redis');
   const client = createClient({
     url,
     disableOfflineQueue: true,

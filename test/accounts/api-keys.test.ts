@@ -8,9 +8,10 @@ import {
   listApiKeys,
   parseBearer,
   revokeApiKey,
+  settleLastUsed,
 } from '../../src/accounts/api-keys.ts';
 import { createUser, ensureInitialAccount } from '../../src/accounts/users.ts';
-import { openTestServices, type TestServices } from '../helpers/services.ts';
+import { openTestServices, TEST_REDIS_URL, type TestServices } from '../helpers/services.ts';
 
 let services: TestServices;
 beforeAll(async () => {
@@ -56,6 +57,7 @@ describe('API keys', () => {
     const found = await authenticateApiKey(services.orm.em.fork(), `Bearer ${key}`);
     expect(found.id).toBe(apiKey.id);
     expect(found.user.id).toBe(user.id);
+    await settleLastUsed(); // written off the request's path
     const row = await services.orm.em.fork().findOneOrFail(ApiKeySchema, { id: apiKey.id });
     expect(row.lastUsedAt).toBeInstanceOf(Date);
   });
@@ -93,5 +95,43 @@ describe('API keys', () => {
     expect(parseBearer('Bearer')).toBeUndefined();
     expect(parseBearer('Bearer a b')).toBeUndefined();
     expect(parseBearer('Token abc')).toBeUndefined();
+  });
+
+  it('answers a known key from the cache, and refuses it at once after revocation', async () => {
+    const em = services.orm.em.fork();
+    const user = await createUser(em, { name: 'cached' });
+    const { key, apiKey } = await createApiKey(em, user);
+    const opts = { stores: services.stores };
+    expect((await authenticateApiKey(services.orm.em.fork(), `Bearer ${key}`, opts)).id).toBe(apiKey.id);
+    // Behind the service's back (no revokeApiKey): the cache still answers, with no query.
+    await services.orm.em.getConnection().execute('update api_keys set name = ? where id = ?', ['renamed', apiKey.id]);
+    expect((await authenticateApiKey(services.orm.em.fork(), `Bearer ${key}`, opts)).name).toBe('default');
+    // The wrong secret for a cached prefix is still refused.
+    await expectUnauthorized(authenticateApiKey(services.orm.em.fork(), `Bearer ${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`, opts));
+    await revokeApiKey(services.orm.em.fork(), `ak_${apiKey.prefix}`, undefined, services.stores);
+    await expectUnauthorized(authenticateApiKey(services.orm.em.fork(), `Bearer ${key}`, opts));
+  });
+});
+
+describe.skipIf(!TEST_REDIS_URL)('API-key cache across instances (Redis)', () => {
+  let redisServices: TestServices;
+  beforeAll(async () => {
+    redisServices = await openTestServices({ store: 'redis' });
+  });
+  afterAll(async () => {
+    await redisServices?.close();
+  });
+
+  it('drops a cached key when another instance revokes it (revocation version in Redis)', async () => {
+    const em = redisServices.orm.em.fork();
+    const user = await createUser(em, { name: 'shared' });
+    const { key, apiKey } = await createApiKey(em, user);
+    const opts = { stores: redisServices.stores };
+    expect((await authenticateApiKey(redisServices.orm.em.fork(), `Bearer ${key}`, opts)).id).toBe(apiKey.id);
+    // Another instance revokes: its row update and its bump of the shared version, and
+    // nothing in this process.
+    await redisServices.orm.em.getConnection().execute('update api_keys set revoked_at = now() where id = ?', [apiKey.id]);
+    await redisServices.stores.redis!.incr(`${redisServices.stores.keyPrefix}apikeys:revocations`);
+    await expectUnauthorized(authenticateApiKey(redisServices.orm.em.fork(), `Bearer ${key}`, opts));
   });
 });

@@ -41,8 +41,9 @@ const isoDate = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 /** ReportResource's fields, with their types (plus our `score`). */
 function expectReportResource(r: any) {
   expect(Object.keys(r).sort()).toEqual(
-    ['id', 'url', 'project', 'result', 'score', 'results', 'privacy', 'password', 'generated_at', 'created_at', 'updated_at'].sort(),
+    ['id', 'url', 'project', 'result', 'score', 'results', 'privacy', 'password', 'share_url', 'generated_at', 'created_at', 'updated_at'].sort(),
   );
+  expect(r.share_url).toMatch(/\/reports\/[A-Za-z0-9_-]{22}$/);
   expect(r.id).toEqual(expect.any(Number));
   expect(r.url).toEqual(expect.any(String));
   expect(r.url).not.toMatch(/^https?:\/\//);

@@ -31,7 +31,7 @@ const oldResults = {
   ],
 };
 
-type Target = { name: string; open(): Promise<{ db: Database; drop(): Promise<void> }> };
+type Target = { name: string; open: () => Promise<{ db: Database; drop: () => Promise<void> }> };
 const targets: Target[] = [
   { name: 'embedded', open: async () => ({ db: await initORM({}), drop: async () => {} }) },
 ];
@@ -40,7 +40,7 @@ if (TEST_DATABASE_URL) {
     name: 'PostgreSQL',
     open: async () => {
       const pg = await freshPostgresDatabase(TEST_DATABASE_URL!);
-      return { db: await initORM({ databaseUrl: pg.url }, { pool: { min: 0, max: 2 } }), drop: pg.drop };
+      return { db: await initORM({ databaseUrl: pg.url }, { pool: { min: 0, max: 2 } }), drop: () => pg.drop() };
     },
   });
 }

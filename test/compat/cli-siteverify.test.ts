@@ -32,18 +32,54 @@ async function cli(...argv: string[]) {
 describe('site commands and the siteverify limit', () => {
   it('sets, raises and resets a site’s siteverify limit', async () => {
     expect((await cli('user:create', '--name', 'Ada', '--email', 'ada@example.com')).code).toBe(0);
-    const created = await cli('site:create', '--user', 'ada@example.com', '--name', 'Shop', '--origin', 'https://shop.example');
-    const site = JSON.parse(created.out[0]!);
+    const created = await cli(
+      'site:create',
+      '--user',
+      'ada@example.com',
+      '--name',
+      'Shop',
+      '--origin',
+      'https://shop.example',
+    );
+    const site = JSON.parse(created.out[0]);
     expect(site.siteverify_per_minute).toBeNull();
-    const raised = await cli('site:update', site.sitekey, '--user', 'ada@example.com', '--siteverify-per-minute', '600');
+    const raised = await cli(
+      'site:update',
+      site.sitekey,
+      '--user',
+      'ada@example.com',
+      '--siteverify-per-minute',
+      '600',
+    );
     expect(raised.code).toBe(0);
-    expect(JSON.parse(raised.out[0]!)).toMatchObject({ sitekey: site.sitekey, siteverify_per_minute: 600, origins: ['https://shop.example'] });
-    const back = await cli('site:update', site.sitekey, '--user', 'ada@example.com', '--siteverify-per-minute', 'default');
-    expect(JSON.parse(back.out[0]!).siteverify_per_minute).toBeNull();
+    expect(JSON.parse(raised.out[0])).toMatchObject({
+      sitekey: site.sitekey,
+      siteverify_per_minute: 600,
+      origins: ['https://shop.example'],
+    });
+    const back = await cli(
+      'site:update',
+      site.sitekey,
+      '--user',
+      'ada@example.com',
+      '--siteverify-per-minute',
+      'default',
+    );
+    expect(JSON.parse(back.out[0]).siteverify_per_minute).toBeNull();
     const bad = await cli('site:update', site.sitekey, '--user', 'ada@example.com', '--siteverify-per-minute', 'lots');
     expect(bad.code).toBe(2);
     expect(bad.errors.join('\n')).toContain('--siteverify-per-minute');
-    const busy = await cli('site:create', '--user', 'ada@example.com', '--name', 'Busy', '--origin', 'https://busy.example', '--siteverify-per-minute', '1200');
-    expect(JSON.parse(busy.out[0]!).siteverify_per_minute).toBe(1200);
+    const busy = await cli(
+      'site:create',
+      '--user',
+      'ada@example.com',
+      '--name',
+      'Busy',
+      '--origin',
+      'https://busy.example',
+      '--siteverify-per-minute',
+      '1200',
+    );
+    expect(JSON.parse(busy.out[0]).siteverify_per_minute).toBe(1200);
   }, 240_000);
 });

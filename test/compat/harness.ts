@@ -6,7 +6,14 @@
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { request } from '../helpers/http.ts';
-import { contextOptions, hideWebdriver, launchChromium, requireChromium, startStack, type Stack } from '../e2e/harness.ts';
+import {
+  contextOptions,
+  hideWebdriver,
+  launchChromium,
+  requireChromium,
+  startStack,
+  type Stack,
+} from '../e2e/harness.ts';
 
 export { skipE2e } from '../e2e/harness.ts';
 
@@ -33,7 +40,11 @@ export async function openCompatStack(): Promise<CompatStack> {
 }
 
 /** A page as a visitor's browser shows it (desktop UA, no automation flag), with its context. */
-export async function personPage(c: CompatStack, path: string, html: string): Promise<{ page: Page; context: BrowserContext }> {
+export async function personPage(
+  c: CompatStack,
+  path: string,
+  html: string,
+): Promise<{ page: Page; context: BrowserContext }> {
   const context = await c.browser.newContext(contextOptions({ human: true }));
   const page = await context.newPage();
   await hideWebdriver(page);
@@ -70,12 +81,18 @@ export function siteverify(c: CompatStack, path: SiteverifyPath, form: Record<st
 }
 
 /** Verifies `token` with the site's secret at `path`: success the first time, spent the second. Returns the verdict. */
-export async function verifiesOnce(c: CompatStack, path: SiteverifyPath, token: string): Promise<Record<string, unknown>> {
+export async function verifiesOnce(
+  c: CompatStack,
+  path: SiteverifyPath,
+  token: string,
+): Promise<Record<string, unknown>> {
   const first = await siteverify(c, path, { secret: c.stack.site.secret, response: token });
   expect(first).toMatchObject({ success: true, hostname: '127.0.0.1' });
   const again = await siteverify(c, path, { secret: c.stack.site.secret, response: token });
   expect(again.success).toBe(false);
-  expect(again['error-codes']).toEqual([path === '/siteverify' ? 'invalid-or-already-seen-response' : 'timeout-or-duplicate']);
+  expect(again['error-codes']).toEqual([
+    path === '/siteverify' ? 'invalid-or-already-seen-response' : 'timeout-or-duplicate',
+  ]);
   return first;
 }
 

@@ -8,7 +8,17 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DUMMY_TOKENS, TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
-import { behaveLikeAPerson, field, openCompatStack, personPage, siteverify, skipE2e, verifiesOnce, waitForGot, type CompatStack } from './harness.ts';
+import {
+  behaveLikeAPerson,
+  field,
+  openCompatStack,
+  personPage,
+  siteverify,
+  skipE2e,
+  verifiesOnce,
+  waitForGot,
+  type CompatStack,
+} from './harness.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -46,7 +56,11 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     expect(await field(page, 'g-recaptcha-response')).toBe(token);
     await page.getByRole('button', { name: 'Submit' }).click();
     await page.getByRole('heading', { name: 'Received' }).waitFor();
-    expect(c.stack.pages.posted.at(-1)!.fields).toMatchObject({ email: 'ada@example.com', 'h-captcha-response': token, 'g-recaptcha-response': token });
+    expect(c.stack.pages.posted.at(-1)!.fields).toMatchObject({
+      email: 'ada@example.com',
+      'h-captcha-response': token,
+      'g-recaptcha-response': token,
+    });
     const verdict = await verifiesOnce(c, '/siteverify', token);
     expect(verdict).toMatchObject({ success: true, credit: false });
     await context.close();
@@ -92,8 +106,12 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     await page.locator('#send').click();
     const entries = (await waitForGot(page, 2)) as [string, string, string][];
     const invisible = entries.find((e) => e[0] === 'invisible')![1];
-    expect(await page.evaluate(() => window.hcaptcha!.getResponse((window as unknown as { invisibleId: string }).invisibleId))).toBe(invisible);
-    await verifiesOnce(c, '/siteverify', visible!);
+    expect(
+      await page.evaluate(() =>
+        window.hcaptcha!.getResponse((window as unknown as { invisibleId: string }).invisibleId),
+      ),
+    ).toBe(invisible);
+    await verifiesOnce(c, '/siteverify', visible);
     // The same token is good once, whichever protocol asks.
     const verdict = await verifiesOnce(c, '/turnstile/v0/siteverify', invisible);
     expect(typeof verdict.score).toBe('number');
@@ -121,7 +139,7 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     const fields = c.stack.pages.posted.at(-1)!.fields;
     expect(fields.comment).toBe('hello');
     expect(fields['g-recaptcha-response']).toBe(fields['h-captcha-response']);
-    await verifiesOnce(c, '/siteverify', fields['h-captcha-response']!);
+    await verifiesOnce(c, '/siteverify', fields['h-captcha-response']);
     await context.close();
   }, 90_000);
 
@@ -132,9 +150,15 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     const { page, context } = await personPage(c, '/hc-test-keys', html);
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     const [[, token]] = (await waitForGot(page)) as [string, string][];
-    expect(await siteverify(c, '/siteverify', { secret: TEST_SECRETS.hcaptcha, response: token! })).toMatchObject({ success: true });
-    expect(await siteverify(c, '/siteverify', { secret: TEST_SECRETS.hcaptcha, response: DUMMY_TOKENS.hcaptcha })).toMatchObject({ success: true });
-    expect((await siteverify(c, '/siteverify', { secret: c.stack.site.secret, response: token! }))['error-codes']).toEqual(['invalid-input-response']);
+    expect(await siteverify(c, '/siteverify', { secret: TEST_SECRETS.hcaptcha, response: token })).toMatchObject({
+      success: true,
+    });
+    expect(
+      await siteverify(c, '/siteverify', { secret: TEST_SECRETS.hcaptcha, response: DUMMY_TOKENS.hcaptcha }),
+    ).toMatchObject({ success: true });
+    expect(
+      (await siteverify(c, '/siteverify', { secret: c.stack.site.secret, response: token }))['error-codes'],
+    ).toEqual(['invalid-input-response']);
     await context.close();
   }, 90_000);
 
@@ -175,11 +199,16 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     });
     const html = `<!doctype html><html><head><meta charset="utf-8"><title>React app</title>
 <script>window.SITEKEY = ${JSON.stringify(c.stack.site.sitekey)}; window.APIHOST = ${JSON.stringify(c.host)};</script></head>
-<body><div id="root"></div><script>${bundled.outputFiles[0]!.text.replace(/<\/script/gi, '<\\/script')}</script></body></html>`;
+<body><div id="root"></div><script>${bundled.outputFiles[0].text.replace(/<\/script/gi, '<\\/script')}</script></body></html>`;
     const { page, context } = await personPage(c, '/hc-react', html);
     await waitForGot(page);
     // The loader removes its script element once loaded; the resource timing entry stays.
-    const src = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).find((n) => n.includes('/1/api.js'))!);
+    const src = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => e.name)
+        .find((n) => n.includes('/1/api.js'))!,
+    );
     expect(src.startsWith(`${c.host}/1/api.js?`)).toBe(true);
     expect(new URL(src).searchParams.get('render')).toBe('explicit');
     await behaveLikeAPerson(page);
@@ -189,7 +218,7 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     const executed = entries.find((e) => e[0] === 'execute')!;
     expect(executed[1]).toBe(verified[1]);
     expect(await field(page, 'h-captcha-response')).toBe(verified[1]);
-    await verifiesOnce(c, '/siteverify', verified[1]!);
+    await verifiesOnce(c, '/siteverify', verified[1]);
     await context.close();
   }, 90_000);
 });

@@ -5,7 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
-import { behaveLikeAPerson, field, openCompatStack, personPage, siteverify, skipE2e, verifiesOnce, waitForGot, type CompatStack } from './harness.ts';
+import {
+  behaveLikeAPerson,
+  field,
+  openCompatStack,
+  personPage,
+  siteverify,
+  skipE2e,
+  verifiesOnce,
+  waitForGot,
+  type CompatStack,
+} from './harness.ts';
 
 describe.skipIf(skipE2e)('reCAPTCHA pages on /recaptcha/api.js', () => {
   let c: CompatStack;
@@ -79,8 +89,15 @@ describe.skipIf(skipE2e)('reCAPTCHA pages on /recaptcha/api.js', () => {
 </html>`;
     const { page, context } = await personPage(c, '/rc-explicit', html);
     await page.waitForFunction(() => (window as unknown as { widgetId2?: number }).widgetId2 !== undefined);
-    expect(await page.evaluate(() => [(window as unknown as { widgetId1: number }).widgetId1, (window as unknown as { widgetId2: number }).widgetId2])).toEqual([0, 1]);
-    expect(await page.locator('textarea[name=g-recaptcha-response]').evaluateAll((els) => els.map((e) => e.id))).toEqual(['g-recaptcha-response', 'g-recaptcha-response-1']);
+    expect(
+      await page.evaluate(() => [
+        (window as unknown as { widgetId1: number }).widgetId1,
+        (window as unknown as { widgetId2: number }).widgetId2,
+      ]),
+    ).toEqual([0, 1]);
+    expect(
+      await page.locator('textarea[name=g-recaptcha-response]').evaluateAll((els) => els.map((e) => e.id)),
+    ).toEqual(['g-recaptcha-response', 'g-recaptcha-response-1']);
     await behaveLikeAPerson(page);
     await page.locator('#example2').getByRole('button', { name: 'Verify you are human' }).click();
     const [[, token]] = (await waitForGot(page)) as [string, string][];
@@ -121,7 +138,7 @@ describe.skipIf(skipE2e)('reCAPTCHA pages on /recaptcha/api.js', () => {
     expect(c.stack.pages.posted.length).toBe(before + 1);
     const fields = c.stack.pages.posted.at(-1)!.fields;
     expect(fields.email).toBe('ada@example.com');
-    const verdict = await verifiesOnce(c, '/recaptcha/api/siteverify', fields['g-recaptcha-response']!);
+    const verdict = await verifiesOnce(c, '/recaptcha/api/siteverify', fields['g-recaptcha-response']);
     expect(verdict.action).toBe('submit');
     expect(typeof verdict.score).toBe('number');
     await context.close();
@@ -176,9 +193,15 @@ describe.skipIf(skipE2e)('reCAPTCHA pages on /recaptcha/api.js', () => {
     await behaveLikeAPerson(page);
     await page.locator('#go').click();
     const [[, token], [, testToken]] = (await waitForGot(page, 2)) as [string, string][];
-    expect((await verifiesOnce(c, '/recaptcha/api/siteverify', token!)).action).toBe('LOGIN');
-    expect(await siteverify(c, '/recaptcha/api/siteverify', { secret: TEST_SECRETS.recaptcha, response: testToken! })).toMatchObject({ success: true, action: 'homepage', score: 0.9 });
-    expect((await siteverify(c, '/recaptcha/api/siteverify', { secret: TEST_SECRETS.recaptcha, response: token! }))['error-codes']).toEqual(['invalid-input-response']);
+    expect((await verifiesOnce(c, '/recaptcha/api/siteverify', token)).action).toBe('LOGIN');
+    expect(
+      await siteverify(c, '/recaptcha/api/siteverify', { secret: TEST_SECRETS.recaptcha, response: testToken }),
+    ).toMatchObject({ success: true, action: 'homepage', score: 0.9 });
+    expect(
+      (await siteverify(c, '/recaptcha/api/siteverify', { secret: TEST_SECRETS.recaptcha, response: token }))[
+        'error-codes'
+      ],
+    ).toEqual(['invalid-input-response']);
     await context.close();
   }, 90_000);
 });

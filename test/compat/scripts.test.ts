@@ -23,7 +23,10 @@ afterAll(async () => {
 });
 
 /** A raw GET (fetch would decompress and hide the size on the wire). */
-function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function get(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
       .get(`${server.url}${path}`, { headers }, (res) => {

@@ -5,7 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
-import { behaveLikeAPerson, field, openCompatStack, personPage, siteverify, skipE2e, verifiesOnce, waitForGot, type CompatStack } from './harness.ts';
+import {
+  behaveLikeAPerson,
+  field,
+  openCompatStack,
+  personPage,
+  siteverify,
+  skipE2e,
+  verifiesOnce,
+  waitForGot,
+  type CompatStack,
+} from './harness.ts';
 
 describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
   let c: CompatStack;
@@ -37,7 +47,9 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
     // Nobody clicks: Turnstile's default execution runs on render.
     const [[, token]] = (await waitForGot(page)) as [string, string][];
     expect(await field(page, 'cf-turnstile-response')).toBe(token);
-    expect(await page.locator('form input[type=hidden]').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).name))).toContain('cf-turnstile-response');
+    expect(
+      await page.locator('form input[type=hidden]').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).name)),
+    ).toContain('cf-turnstile-response');
     expect(await page.evaluate(() => window.turnstile!.getResponse())).toBe(token);
     expect(await page.evaluate(() => window.turnstile!.isExpired())).toBe(false);
 
@@ -89,7 +101,9 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
     const [[kind, token]] = (await waitForGot(page)) as [string, string][];
     expect(kind).toBe('token');
     expect(await page.evaluate(() => typeof (window as unknown as { widgetId: unknown }).widgetId)).toBe('string');
-    expect(await page.evaluate(() => window.turnstile!.getResponse((window as unknown as { widgetId: string }).widgetId))).toBe(token);
+    expect(
+      await page.evaluate(() => window.turnstile!.getResponse((window as unknown as { widgetId: string }).widgetId)),
+    ).toBe(token);
     // No implicit rendering with render=explicit: the one widget is the one rendered.
     expect(await page.locator('.auditcaptcha-widget').count()).toBe(1);
     const verdict = await verifiesOnce(c, '/turnstile/v0/siteverify', token);
@@ -98,8 +112,8 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
     // reset: the token goes, and (execution on render) a new one comes.
     await page.evaluate(() => window.turnstile!.reset((window as unknown as { widgetId: string }).widgetId));
     const entries = (await waitForGot(page, 2)) as [string, string][];
-    expect(entries[1]![0]).toBe('token');
-    expect(entries[1]![1]).not.toBe(token);
+    expect(entries[1][0]).toBe('token');
+    expect(entries[1][1]).not.toBe(token);
     await page.evaluate(() => window.turnstile!.remove());
     expect(await page.locator('.auditcaptcha-widget').count()).toBe(0);
     expect(await page.evaluate(() => window.turnstile!.getResponse())).toBeUndefined();
@@ -138,7 +152,7 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
     await context.close();
   }, 90_000);
 
-  it("test keys: 1x…AA and the invisible 1x…BB yield tokens the test secret accepts; real secrets refuse them, and the test secrets refuse real tokens", async () => {
+  it('test keys: 1x…AA and the invisible 1x…BB yield tokens the test secret accepts; real secrets refuse them, and the test secrets refuse real tokens', async () => {
     const html = `<!DOCTYPE html><html><head><script src="${c.host}/turnstile/v0/api.js" async defer></script>
 <script>window.got = []; function onA(t) { got.push(["AA", t]); } function onB(t) { got.push(["BB", t]); }</script></head>
 <body><form action="/submit" method="POST">
@@ -147,16 +161,48 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
 </form></body></html>`;
     const { page, context } = await personPage(c, '/ts-test-keys', html);
     const tokens = Object.fromEntries((await waitForGot(page, 2)) as [string, string][]);
-    for (const token of [tokens.AA!, tokens.BB!]) {
-      expect(await siteverify(c, '/turnstile/v0/siteverify', { secret: TEST_SECRETS.pass, response: token })).toMatchObject({ success: true });
-      expect((await siteverify(c, '/turnstile/v0/siteverify', { secret: c.stack.site.secret, response: token }))['error-codes']).toEqual(['invalid-input-response']);
+    for (const token of [tokens.AA, tokens.BB]) {
+      expect(
+        await siteverify(c, '/turnstile/v0/siteverify', { secret: TEST_SECRETS.pass, response: token }),
+      ).toMatchObject({ success: true });
+      expect(
+        (await siteverify(c, '/turnstile/v0/siteverify', { secret: c.stack.site.secret, response: token }))[
+          'error-codes'
+        ],
+      ).toEqual(['invalid-input-response']);
     }
     // The invisible key shows no box.
-    expect(await page.locator('.cf-turnstile').nth(1).locator('.auditcaptcha-widget').evaluate((el) => el.shadowRoot!.querySelector<HTMLElement>('.box')!.hidden)).toBe(true);
-    expect(await siteverify(c, '/turnstile/v0/siteverify', { secret: TEST_SECRETS.pass, response: 'XXXX.DUMMY.TOKEN.XXXX' })).toMatchObject({ success: true });
-    expect((await siteverify(c, '/turnstile/v0/siteverify', { secret: TEST_SECRETS.pass, response: 'a-real-looking-token' }))['error-codes']).toEqual(['invalid-input-response']);
-    expect((await siteverify(c, '/turnstile/v0/siteverify', { secret: TEST_SECRETS.fail, response: 'XXXX.DUMMY.TOKEN.XXXX' }))['error-codes']).toEqual(['invalid-input-response']);
-    expect((await siteverify(c, '/turnstile/v0/siteverify', { secret: TEST_SECRETS.spent, response: 'XXXX.DUMMY.TOKEN.XXXX' }))['error-codes']).toEqual(['timeout-or-duplicate']);
+    expect(
+      await page
+        .locator('.cf-turnstile')
+        .nth(1)
+        .locator('.auditcaptcha-widget')
+        .evaluate((el) => el.shadowRoot!.querySelector<HTMLElement>('.box')!.hidden),
+    ).toBe(true);
+    expect(
+      await siteverify(c, '/turnstile/v0/siteverify', { secret: TEST_SECRETS.pass, response: 'XXXX.DUMMY.TOKEN.XXXX' }),
+    ).toMatchObject({ success: true });
+    expect(
+      (
+        await siteverify(c, '/turnstile/v0/siteverify', { secret: TEST_SECRETS.pass, response: 'a-real-looking-token' })
+      )['error-codes'],
+    ).toEqual(['invalid-input-response']);
+    expect(
+      (
+        await siteverify(c, '/turnstile/v0/siteverify', {
+          secret: TEST_SECRETS.fail,
+          response: 'XXXX.DUMMY.TOKEN.XXXX',
+        })
+      )['error-codes'],
+    ).toEqual(['invalid-input-response']);
+    expect(
+      (
+        await siteverify(c, '/turnstile/v0/siteverify', {
+          secret: TEST_SECRETS.spent,
+          response: 'XXXX.DUMMY.TOKEN.XXXX',
+        })
+      )['error-codes'],
+    ).toEqual(['timeout-or-duplicate']);
     await context.close();
   }, 90_000);
 });

@@ -4,7 +4,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { request } from '../helpers/http.ts';
-import { assertEmbeddedDatabaseFree, DatabaseLockedError, embeddedLockPath, EXIT_DATABASE_LOCKED, lockEmbeddedDatabase } from '../../src/db/lock.ts';
+import {
+  assertEmbeddedDatabaseFree,
+  DatabaseLockedError,
+  embeddedLockPath,
+  EXIT_DATABASE_LOCKED,
+  lockEmbeddedDatabase,
+} from '../../src/db/lock.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 /** The service's entry point (moved to bin/server.ts by the build work; src/main.ts before). */
@@ -24,23 +30,33 @@ function tempDir(): string {
 }
 
 function env(dataDir: string): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: '0' };
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    PORT: '0',
+  };
 }
 
 /** Starts the service on embedded defaults and waits for its URL. */
 function startService(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: root, env: env(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: root,
+    env: env(dataDir),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 90 s:\n${out}`)), 90_000);
-    child.stdout!.on('data', () => {
+    const timer = setTimeout(() => reject(new Error(`no start within 180 s:\n${out}`)), 180_000);
+    child.stdout.on('data', () => {
       const m = /Listening on (http:\/\/localhost:\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, url: m[1]!, output: () => out });
+        resolve({ child, url: m[1], output: () => out });
       }
     });
     child.once('exit', (code) => {
@@ -59,12 +75,16 @@ function stop(child: ChildProcess): Promise<number | null> {
 
 /** Runs `npm run cli -- ...args` as its own process. */
 function cli(dataDir: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: root, env: env(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    cwd: root,
+    env: env(dataDir),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
@@ -77,6 +97,13 @@ describe('the embedded database has one owner', () => {
     const prefix = key!.split('_').slice(0, 2).join('_');
     expect((await request(`${first.url}/api/v1/account`, { key })).status).toBe(200);
 
+    // A second service on the same directory waits for a crashed holder's lock to go stale,
+    // then gives up without opening the database.
+    const secondService = startService(dataDir).then(
+      () => null,
+      (err: Error) => err.message,
+    );
+
     for (const args of [['key:list'], ['key:revoke', prefix], ['migrate']]) {
       const run = await cli(dataDir, ...args);
       expect(run.code).toBe(EXIT_DATABASE_LOCKED);
@@ -86,6 +113,10 @@ describe('the embedded database has one owner', () => {
       expect(lines[0]).toMatch(/^error: The embedded database in .* is in use by another process/);
     }
     // The refused revocation did not happen: the key still works.
+    expect((await request(`${first.url}/api/v1/account`, { key })).status).toBe(200);
+    const refused = await secondService;
+    expect(refused).toMatch(/exited with 1/);
+    expect(refused).toContain('is in use by another process');
     expect((await request(`${first.url}/api/v1/account`, { key })).status).toBe(200);
 
     expect(await stop(first.child)).toBe(0);
@@ -101,7 +132,7 @@ describe('the embedded database has one owner', () => {
     const listed = await cli(dataDir, 'key:list');
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(prefix);
-  }, 300_000);
+  }, 600_000);
 
   it('a second holder is refused; a lock left by a crashed process is taken over once stale', async () => {
     const dataDir = tempDir();

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { createSite } from '../../src/captcha/sites.ts';
+import { browser, envAnswerFor, solveProof } from '../helpers/captcha.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -22,12 +29,16 @@ afterAll(async () => {
   await services?.cleanup();
 });
 
+/** A v3 token through the real browser route: a work challenge, then its proof. */
 async function v3Token(): Promise<string> {
-  const issued = await request(`${server.url}/api/v3/challenges`, {
-    method: 'POST',
-    headers: { Origin: origin, 'User-Agent': 'Mozilla/5.0 Firefox/130.0', 'Accept-Language': 'en' },
-    json: { sitekey: site.sitekey, action: 'checkout' },
-  });
+  const ask = (extra: Record<string, string> = {}) =>
+    request(`${server.url}/api/v3/challenges`, {
+      method: 'POST',
+      headers: browser(origin),
+      json: { sitekey: site.sitekey, action: 'checkout', ...extra },
+    });
+  const { challenge } = (await ask()).body;
+  const issued = await ask({ ...solveProof(challenge), env: envAnswerFor(services, challenge.id) });
   expect(issued.status).toBe(201);
   return issued.body.token;
 }
@@ -35,21 +46,36 @@ async function v3Token(): Promise<string> {
 describe('secrets are taken from the body only, never the query string', () => {
   it('siteverify refuses secret and response in the query (bad-request) and the token stays unspent', async () => {
     const token = await v3Token();
-    for (const path of ['/api/siteverify', '/api/v1/siteverify']) {
+    for (const path of [
+      '/api/siteverify',
+      '/api/v1/siteverify',
+      '/turnstile/v0/siteverify',
+      '/recaptcha/api/siteverify',
+      '/siteverify',
+    ]) {
       const qs = new URLSearchParams({ secret: site.secret, response: token }).toString();
       const bare = await request(`${server.url}${path}?${qs}`, { method: 'POST' });
       expect(bare.status).toBe(200);
       expect(bare.body).toEqual({ success: false, 'error-codes': ['bad-request'] });
       // Even beside a complete body: the query string is refused, not ignored.
-      const mixed = await request(`${server.url}${path}?secret=${encodeURIComponent(site.secret)}`, { method: 'POST', form: { secret: site.secret, response: token } });
+      const mixed = await request(`${server.url}${path}?secret=${encodeURIComponent(site.secret)}`, {
+        method: 'POST',
+        form: { secret: site.secret, response: token },
+      });
       expect(mixed.body).toEqual({ success: false, 'error-codes': ['bad-request'] });
     }
-    const redeemed = await request(`${server.url}/api/v1/siteverify`, { method: 'POST', form: { secret: site.secret, response: token } });
-    expect(redeemed.body).toMatchObject({ success: true, 'error-codes': [] });
+    const redeemed = await request(`${server.url}/api/v1/siteverify`, {
+      method: 'POST',
+      form: { secret: site.secret, response: token },
+    });
+    expect(redeemed.body, JSON.stringify(redeemed.body)).toMatchObject({ success: true, 'error-codes': [] });
   });
 
   it('POST and PUT report routes answer 400 naming the fields sent in the query', async () => {
-    const created = await request(`${server.url}/api/v1/reports?url=${encodeURIComponent('http://127.0.0.1:1/')}&privacy=2&password=hunter2`, { method: 'POST', key });
+    const created = await request(
+      `${server.url}/api/v1/reports?url=${encodeURIComponent('http://127.0.0.1:1/')}&privacy=2&password=hunter2`,
+      { method: 'POST', key },
+    );
     expect(created.status).toBe(400);
     expect(created.body).toMatchObject({
       status: 400,
@@ -58,7 +84,11 @@ describe('secrets are taken from the body only, never the query string', () => {
     });
     expect(created.text).not.toContain('hunter2');
 
-    const updated = await request(`${server.url}/api/v1/reports/1?password=hunter2`, { method: 'PUT', key, form: { privacy: '2' } });
+    const updated = await request(`${server.url}/api/v1/reports/1?password=hunter2`, {
+      method: 'PUT',
+      key,
+      form: { privacy: '2' },
+    });
     expect(updated.status).toBe(400);
     expect(updated.body.errors).toEqual({ password: ['Send this field in the request body, not the query string.'] });
   });

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TRPC_BATCH } from '../../facade/trpc-mount.ts';
 import { request } from '../helpers/http.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -23,7 +29,10 @@ describe('/trpc batches and the per-key limit', () => {
     for (const n of [MAX_TRPC_BATCH + 1, 500]) {
       const res = await request(batch(n), { key });
       expect(res.status, `${n} calls`).toBe(400);
-      expect(res.body).toMatchObject({ status: 400, message: expect.stringContaining(`at most ${MAX_TRPC_BATCH} calls`) });
+      expect(res.body).toMatchObject({
+        status: 400,
+        message: expect.stringContaining(`at most ${MAX_TRPC_BATCH} calls`),
+      });
     }
     // Nothing was charged for the refused batches.
     const one = await request(`${server.url}/trpc/account.get`, { key });

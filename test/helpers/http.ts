@@ -1,4 +1,6 @@
 /** Small helpers over fetch for tests against the real HTTP stack. */
+import { expectConformant } from './openapi-conformance.ts';
+
 export interface JsonResponse<T = any> {
   status: number;
   headers: Headers;
@@ -28,5 +30,7 @@ export async function request<T = any>(
   } catch {
     // not JSON; tests assert on that where it matters
   }
+  // Every answer to a documented operation must match the OpenAPI document.
+  await expectConformant({ method: init.method ?? 'GET', path: url, status: res.status, headers: res.headers, body: text ? parsed : undefined });
   return { status: res.status, headers: res.headers, body: parsed, text };
 }

@@ -9,6 +9,7 @@ import { Agent } from 'undici';
 import { expect } from 'vitest';
 import { errorCodes, type PublicErrorCode } from '../../src/errors.ts';
 import type { OpenedServices } from '../../src/services.ts';
+import { expectConformant } from '../helpers/openapi-conformance.ts';
 import type { HostileBody } from './bodies.ts';
 
 // ---------------------------------------------------------------------------------------
@@ -126,6 +127,8 @@ const siteverifyCodes = new Set([
   'bad-request',
   'internal-error',
   'rate-limited',
+  // hCaptcha's name for timeout-or-duplicate, on its siteverify path (issue 14).
+  'invalid-or-already-seen-response',
 ]);
 
 export function describeExchange(req: HostileRequest, res: RawResponse): string {
@@ -198,6 +201,23 @@ export function expectSaneAnswer(req: HostileRequest, res: RawResponse, opts: { 
   if (req.method === 'HEAD' || req.method === 'OPTIONS' || res.status === 204 || res.body.length === 0) return;
   if (opts.binary && String(res.headers['content-type']).startsWith(opts.binary)) return;
   parseJson(res, where);
+}
+
+
+/** The answer matches what the OpenAPI document says of its operation and status. */
+export async function expectDocumented(req: HostileRequest, res: RawResponse): Promise<void> {
+  let body: unknown;
+  const text = res.body.toString('utf8');
+  if (String(res.headers['content-type']).startsWith('application/json')) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  } else if (text) {
+    body = text;
+  }
+  await expectConformant({ method: req.method, path: req.path, status: res.status, headers: res.headers, body });
 }
 
 

@@ -13,7 +13,7 @@ import { TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
 import { createKeyedUser, openTestServices, startTestServer, TEST_DATABASE_URL, type TestServer, type TestServices } from '../helpers/services.ts';
 import { browser, createTestSite } from '../helpers/captcha.ts';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.ts';
-import { scaledTimeout, createClient, expectHealthy, expectSaneAnswer, describeExchange, hostileEnv, printable, runs, snapshot, type HostileRequest, type World } from './harness.ts';
+import { scaledTimeout, createClient, expectDocumented, expectHealthy, expectSaneAnswer, describeExchange, hostileEnv, printable, runs, snapshot, type HostileRequest, type World } from './harness.ts';
 import { authorizationArb, forwardedForArb, noiseHeadersArb, originArb, pathParamArb, pct, queryArb } from './arbitraries.ts';
 import { badEncodingArb, deepJsonArb, encodedObjectArb, malformedJsonArb, objectFor, oversizedArb, validFor, wrongContentTypeArb, type HostileBody, type JsonSchema } from './bodies.ts';
 
@@ -153,6 +153,7 @@ async function exercise(op: Operation, req: HostileRequest): Promise<void> {
   const before = await snapshot(services);
   const res = await client.send(req);
   expectSaneAnswer(req, res, { siteverify: op.siteverify && req.method === op.method, binary: op.binary });
+  await expectDocumented(req, res);
   if (res.status >= 400) expect(await snapshot(services), describeExchange(req, res)).toEqual(before);
 }
 
@@ -160,7 +161,8 @@ describe('every operation of the OpenAPI document under hostile input', () => {
   it('covers the whole document', () => {
     expect(operations.length).toBeGreaterThanOrEqual(17);
     expect(operations.filter((o) => o.apiKey).length).toBeGreaterThan(0);
-    expect(operations.filter((o) => o.siteverify).length).toBe(2);
+    // The spec's two paths and the Turnstile, reCAPTCHA and hCaptcha ones (issue 14).
+    expect(operations.filter((o) => o.siteverify).length).toBe(5);
   });
 
   // One property per operation; 12 runs each keeps the suite near 200 requests.
@@ -201,6 +203,7 @@ describe('every operation of the OpenAPI document under hostile input', () => {
         const before = await snapshot(services);
         const res = await client.send(req);
         expectSaneAnswer(req, res);
+        await expectDocumented(req, res);
         expect(res.status, describeExchange(req, res)).toBe(401);
         expect(await snapshot(services)).toEqual(before);
       }),

@@ -14,6 +14,10 @@ const limits: Array<[method: 'GET' | 'POST', path: string, limit: number]> = [
   ['POST', '/api/v3/challenges', 60],
   ['POST', '/api/siteverify', 120],
   ['POST', '/api/v1/siteverify', 120],
+  // Issue 14: siteverify at the providers' paths keeps the spec's limit (raisable per site).
+  ['POST', '/turnstile/v0/siteverify', 120],
+  ['POST', '/recaptcha/api/siteverify', 120],
+  ['POST', '/siteverify', 120],
 ];
 
 function suite(store: 'memory' | 'redis') {

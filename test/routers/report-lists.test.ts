@@ -46,6 +46,15 @@ describe('GET /api/v1/reports', () => {
     expect(res.body.data.some((r: { url: string }) => r.url.includes('theirs'))).toBe(false);
   });
 
+  it('gives /trpc clients the same items, results parsed', async () => {
+    const input = encodeURIComponent(JSON.stringify({ per_page: 10 }));
+    const res = await request(`${server.url}/trpc/reports.list?input=${input}`, { key: owner.key });
+    expect(res.status).toBe(200);
+    const rest = await list('?per_page=10');
+    expect(res.body.result.data).toEqual(rest.body);
+    expect(res.body.result.data.data[0].results.seo_friendly_url.passed).toBe(true);
+  });
+
   it('builds links from PUBLIC_URL, never from Host or X-Forwarded-Host', async () => {
     const res = await request(`${server.url}/api/v1/reports?per_page=10`, {
       key: owner.key,

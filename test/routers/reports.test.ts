@@ -179,7 +179,8 @@ describe('GET, PUT, DELETE /api/v1/reports/{id}', () => {
 describe('share page /reports/{id}', () => {
   async function make(form: Record<string, string>) {
     const res = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, form: { url: `${site.url}/good`, ...form } });
-    return res.body.data.id as number;
+    // Share pages live under the report's random share id (the numeric id is the API's).
+    return (res.body.data.share_url as string).split('/').pop()!;
   }
 
   it('shows a public report to anyone, readable without scripts', async () => {

@@ -129,12 +129,24 @@ export const performanceChecks: CheckDefinition[] = [
     const { $ } = page;
     const legacy: string[] = [];
     let modern = 0;
+    // Whether a <picture> offers a modern <source>, computed once per picture (many <img> may share one).
+    const pictures = new Map<Element, boolean>();
+    const offersModern = (picture: Element): boolean => {
+      let known = pictures.get(picture);
+      if (known === undefined) {
+        known = picture.children.some(
+          (s) =>
+            s.type === 'tag' &&
+            s.name === 'source' &&
+            (/image\/(webp|avif)/i.test(s.attribs['type'] ?? '') || modernFormats.has(imageFormat(s.attribs['srcset'] ?? '', page.url) ?? '')),
+        );
+        pictures.set(picture, known);
+      }
+      return known;
+    };
     for (const el of $('img[src]').toArray()) {
-      const picture = $(el).parent('picture');
-      const modernSource = picture
-        .children('source')
-        .toArray()
-        .some((s) => /image\/(webp|avif)/i.test(s.attribs['type'] ?? '') || modernFormats.has(imageFormat(s.attribs['srcset'] ?? '', page.url) ?? ''));
+      const parent = el.parent;
+      const modernSource = parent?.type === 'tag' && (parent as Element).name === 'picture' && offersModern(parent as Element);
       const format = imageFormat(el.attribs['src']!, page.url);
       if (modernSource || (format && modernFormats.has(format))) modern++;
       else if (format) legacy.push(page.describe(el, 'src'));

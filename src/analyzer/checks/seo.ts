@@ -31,10 +31,7 @@ export function normalizeText(text: string): string {
 
 /** <title> elements of the document itself (not SVG titles). */
 function titleElements(page: PageContext): Element[] {
-  const { $ } = page;
-  return $('title')
-    .toArray()
-    .filter((el) => $(el).parents('svg').length === 0);
+  return page.titleElements;
 }
 
 /** The document title text, or undefined. */

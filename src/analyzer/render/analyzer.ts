@@ -10,8 +10,8 @@ import { analyzeUrl, type AnalysisResult } from '../analyze.ts';
 import { AnalyzeError } from '../errors.ts';
 import type { CheckCategory, CheckResult } from '../checks/types.ts';
 import type { AnalyzerOptions } from '../options.ts';
-import { PageContext } from '../page.ts';
-import { allChecks, runChecks, scoreResults } from '../scoring.ts';
+import { runPageChecks, type CheckInput } from '../check-worker.ts';
+import { scoreResults } from '../scoring.ts';
 import { BrowserCrashedError, BrowserPool, RenderBusyError } from './browser.ts';
 import { labChecks, labSummary, type LabSummary, type RenderedCheckResult } from './lab.ts';
 import { renderPage, type RenderedPage } from './render.ts';
@@ -55,30 +55,28 @@ export type RenderedAnalysis = AnalysisResult & { rendering: RenderingInfo };
 export const renderedCheckIds: ReadonlySet<string> = new Set([
   'title',
   'meta_description',
-  'h1',
+  'headings',
   'content_keywords',
-  'image_alt',
+  'image_keywords',
   'in_page_links',
   'language',
   'favicon',
   'canonical',
   'hreflang',
-  'viewport',
+  'meta_viewport',
   'structured_data',
   'json_ld_valid',
-  'social_links',
+  'social',
   'open_graph',
   'content_length',
   'inline_css',
-  'deprecated_tags',
+  'deprecated_html_tags',
   'image_format',
   'image_dimensions',
   'dom_size',
   'unsafe_cross_origin_links',
-  'plaintext_emails',
+  'plaintext_email',
 ]);
-
-const renderedDefinitions = allChecks.filter((c) => renderedCheckIds.has(c.id));
 
 function find(result: AnalysisResult, id: string): CheckResult | undefined {
   for (const list of Object.values(result.results)) {
@@ -94,8 +92,8 @@ function find(result: AnalysisResult, id: string): CheckResult | undefined {
  */
 export function looksClientRendered(result: AnalysisResult): boolean {
   const words = Number(find(result, 'content_length')?.value ?? 0);
-  const h1 = find(result, 'h1')?.value;
-  const requests = find(result, 'requests')?.value as { byType?: Record<string, number> } | undefined;
+  const h1 = find(result, 'headings')?.value;
+  const requests = find(result, 'http_requests')?.value as { byType?: Record<string, number> } | undefined;
   const scripts = requests?.byType?.['script'] ?? 0;
   return words < 50 && (!Array.isArray(h1) || h1.length === 0) && scripts > 0;
 }
@@ -109,7 +107,10 @@ export function mergeRendered(
   rendered: RenderedCheckResult[],
   weights: AnalyzerOptions['weights'],
 ): AnalysisResult {
-  const results = Object.fromEntries(Object.entries(raw.results).map(([k, v]) => [k, [...v]])) as Record<CheckCategory, CheckResult[]>;
+  const results = Object.fromEntries(Object.entries(raw.results).map(([k, v]) => [k, [...v]])) as Record<
+    CheckCategory,
+    CheckResult[]
+  >;
   for (const check of rendered) {
     const list = (results[check.category] ??= []);
     const at = list.findIndex((c) => c.id === check.id);
@@ -120,11 +121,35 @@ export function mergeRendered(
   return { ...raw, results, score, result };
 }
 
-/** Run the document checks over the rendered HTML. */
-export function renderedDocumentChecks(page: RenderedPage, options: AnalyzerOptions): RenderedCheckResult[] {
-  const context = new PageContext({ url: page.finalUrl, html: page.html, thresholds: options.thresholds, userAgent: options.userAgent, status: page.status });
-  return Object.values(runChecks(context, renderedDefinitions))
+/**
+ * Run the document checks over the rendered HTML: in the check worker pool when the options
+ * have one (the service always does; its CPU budget applies), else on this thread.
+ */
+export async function renderedDocumentChecks(
+  page: RenderedPage,
+  options: AnalyzerOptions,
+  signal?: AbortSignal,
+): Promise<RenderedCheckResult[]> {
+  const size = Buffer.byteLength(page.html);
+  const input: CheckInput = {
+    url: page.finalUrl,
+    requestedUrl: page.finalUrl,
+    html: page.html,
+    status: page.status,
+    headers: {},
+    httpVersion: '1.1',
+    timings: { ttfbMs: 0, totalMs: 0 },
+    transferredBytes: size,
+    decodedBytes: size,
+    thresholds: options.thresholds,
+    userAgent: options.userAgent,
+  };
+  const results = options.checkPool
+    ? await options.checkPool.run(input, options.checkBudgetMs, signal)
+    : runPageChecks(input);
+  return Object.values(results)
     .flat()
+    .filter((c) => renderedCheckIds.has(c.id))
     .map((c) => ({ ...c, rendered: true as const }));
 }
 
@@ -152,7 +177,11 @@ export class RenderingAnalyzer {
 
   /** Render `url` once more after a browser crash; the crash of one render never fails the analysis. */
   async #render(url: string, options: AnalyzerOptions): Promise<RenderedPage> {
-    const limits = { timeoutMs: this.settings.timeoutMs, maxBytes: this.settings.maxBytes, settleMs: this.settings.settleMs };
+    const limits = {
+      timeoutMs: this.settings.timeoutMs,
+      maxBytes: this.settings.maxBytes,
+      settleMs: this.settings.settleMs,
+    };
     try {
       return await renderPage(this.pool, url, options, limits);
     } catch (err) {
@@ -165,14 +194,22 @@ export class RenderingAnalyzer {
    * Analyze `url`: raw first (its failures reject as {@link analyzeUrl}'s do), then render
    * when wanted. A page that fails to render keeps its raw results and says why in `rendering`.
    */
-  async analyze(url: string, options: AnalyzerOptions, requested?: boolean, signal?: AbortSignal): Promise<RenderedAnalysis> {
+  async analyze(
+    url: string,
+    options: AnalyzerOptions,
+    requested?: boolean,
+    signal?: AbortSignal,
+  ): Promise<RenderedAnalysis> {
     const raw = await analyzeUrl(url, options, signal);
     if (!this.wants(raw, requested)) return { ...raw, rendering: { status: 'skipped' } };
     signal?.throwIfAborted();
     let page: RenderedPage;
+    let documentChecks: RenderedCheckResult[];
     try {
       page = await this.#render(raw.finalUrl, options);
+      documentChecks = await renderedDocumentChecks(page, options, signal);
     } catch (err) {
+      signal?.throwIfAborted();
       if (err instanceof AnalyzeError) {
         const failed: RenderedCheckResult = {
           id: 'rendered_page',
@@ -183,12 +220,18 @@ export class RenderingAnalyzer {
           details: [err.message],
           rendered: true,
         };
-        return { ...mergeRendered(raw, [failed], options.weights), rendering: { status: 'failed', reason: err.message } };
+        return {
+          ...mergeRendered(raw, [failed], options.weights),
+          rendering: { status: 'failed', reason: err.message },
+        };
       }
-      const reason = err instanceof RenderBusyError || err instanceof BrowserCrashedError ? err.message : 'The browser could not render the page.';
+      const reason =
+        err instanceof RenderBusyError || err instanceof BrowserCrashedError
+          ? err.message
+          : 'The browser could not render the page.';
       return { ...raw, rendering: { status: 'failed', reason } };
     }
-    const rendered = [...renderedDocumentChecks(page, options), ...labChecks(page, options.thresholds.maxRequests)];
+    const rendered = [...documentChecks, ...labChecks(page, options.thresholds.maxRequests)];
     if (page.timedOut) {
       rendered.push({
         id: 'rendered_page',

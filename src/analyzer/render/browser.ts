@@ -173,16 +173,19 @@ export class BrowserPool {
         if (!browser!.isConnected()) onDisconnect();
       });
       died.catch(() => undefined);
-      context = await Promise.race([died, browser.newContext({
-        proxy: { server: proxyUrl, bypass: '<-loopback>' },
-        serviceWorkers: 'block',
-        userAgent: options.userAgent,
-        viewport: options.viewport ?? { width: 1350, height: 940 },
-        deviceScaleFactor: 1,
-        acceptDownloads: false,
-        javaScriptEnabled: true,
-        bypassCSP: false,
-      })]);
+      context = await Promise.race([
+        died,
+        browser.newContext({
+          proxy: { server: proxyUrl, bypass: '<-loopback>' },
+          serviceWorkers: 'block',
+          userAgent: options.userAgent,
+          viewport: options.viewport ?? { width: 1350, height: 940 },
+          deviceScaleFactor: 1,
+          acceptDownloads: false,
+          javaScriptEnabled: true,
+          bypassCSP: false,
+        }),
+      ]);
       return await Promise.race([died, fn(context)]);
     } catch (err) {
       if (browser && !browser.isConnected() && !(err instanceof BrowserCrashedError)) {

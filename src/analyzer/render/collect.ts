@@ -61,7 +61,10 @@ export interface InPageFacts {
 
 /** Evaluated in the page; plain DOM and Performance APIs only. */
 function inPage(storeName: string): unknown {
-  const w = window as unknown as Record<string, { fcp: number | null; lcp: number | null; lcpElement: string | null; shifts: unknown[]; longTasks: unknown[] }>;
+  const w = window as unknown as Record<
+    string,
+    { fcp: number | null; lcp: number | null; lcpElement: string | null; shifts: unknown[]; longTasks: unknown[] }
+  >;
   const s = w[storeName] ?? { fcp: null, lcp: null, lcpElement: null, shifts: [], longTasks: [] };
   const vw = window.innerWidth;
   const vh = window.innerHeight;
@@ -84,7 +87,9 @@ function inPage(storeName: string): unknown {
         lazy: img.loading === 'lazy',
       };
     });
-  const renderBlocking = (performance.getEntriesByType('resource') as Array<PerformanceResourceTiming & { renderBlockingStatus?: string }>)
+  const renderBlocking = (
+    performance.getEntriesByType('resource') as Array<PerformanceResourceTiming & { renderBlockingStatus?: string }>
+  )
     .filter((e) => e.renderBlockingStatus === 'blocking')
     .map((e) => e.name);
   return {
@@ -139,7 +144,9 @@ export function sanitizeInPage(raw: unknown): InPageFacts {
         lazy: i['lazy'] === true,
       };
     }),
-    renderBlocking: (Array.isArray(r['renderBlocking']) ? r['renderBlocking'] : []).map((u) => str(u, 2048)).filter(Boolean),
+    renderBlocking: (Array.isArray(r['renderBlocking']) ? r['renderBlocking'] : [])
+      .map((u) => str(u, 2048))
+      .filter(Boolean),
     devicePixelRatio: num(r['devicePixelRatio'], 10) || 1,
   };
 }

@@ -55,7 +55,9 @@ const offscreenMinShare = 0.75;
 function erf(x: number): number {
   const sign = Math.sign(x);
   const t = 1 / (1 + 0.3275911 * Math.abs(x));
-  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  const y =
+    1 -
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
   return sign * y;
 }
 
@@ -76,18 +78,35 @@ export function logNormalScore(curve: MetricCurve, value: number): number {
   return Math.round(score * 100) / 100;
 }
 
-function check(category: CheckCategory, id: string, importance: Importance, passed: boolean, value: unknown, details: unknown[] = []): RenderedCheckResult {
+function check(
+  category: CheckCategory,
+  id: string,
+  importance: Importance,
+  passed: boolean,
+  value: unknown,
+  details: unknown[] = [],
+): RenderedCheckResult {
   return { id, category, importance, passed, value, details: details.slice(0, 20), rendered: true };
 }
 
 const round = (n: number, digits = 0): number => Math.round(n * 10 ** digits) / 10 ** digits;
 
-function metricCheck(id: string, importance: Importance, curve: MetricCurve, value: number | null, unit: string, what: string): RenderedCheckResult {
-  if (value === null) return check('performance', id, importance, false, null, [`No ${what} was recorded (nothing was painted).`]);
+function metricCheck(
+  id: string,
+  importance: Importance,
+  curve: MetricCurve,
+  value: number | null,
+  unit: string,
+  what: string,
+): RenderedCheckResult {
+  if (value === null)
+    return check('performance', id, importance, false, null, [`No ${what} was recorded (nothing was painted).`]);
   const score = logNormalScore(curve, value);
   const shown = unit === '' ? round(value, 3) : Math.round(value);
   const passed = value <= curve.p10;
-  const details = passed ? [] : [`${what} ${shown}${unit} (good up to ${curve.p10}${unit}, median ${curve.median}${unit}).`];
+  const details = passed
+    ? []
+    : [`${what} ${shown}${unit} (good up to ${curve.p10}${unit}, median ${curve.median}${unit}).`];
   return check('performance', id, importance, passed, unit === '' ? shown : { ms: shown, score }, details);
 }
 
@@ -139,7 +158,14 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
   ];
   if (page.facts.lcpElement && out[1]) out[1].details.push(`Largest element: ${page.facts.lcpElement}`);
   out.push(
-    check('performance', 'lab_performance_score', 'medium', summary.score >= 90, summary.score, summary.score >= 90 ? [] : [`Lab score ${summary.score} (Lighthouse weights; good from 90).`]),
+    check(
+      'performance',
+      'lab_performance_score',
+      'medium',
+      summary.score >= 90,
+      summary.score,
+      summary.score >= 90 ? [] : [`Lab score ${summary.score} (Lighthouse weights; good from 90).`],
+    ),
   );
 
   const byType: Record<string, { count: number; bytes: number }> = {};
@@ -151,16 +177,37 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
     bytes += n.bytes;
   }
   const subresources = page.network.filter((n) => n.type !== 'document').length;
-  const requestDetails = subresources <= maxRequests ? [] : Object.entries(byType).map(([t, v]) => `${v.count} ${t} request(s), ${v.bytes} bytes`);
+  const requestDetails =
+    subresources <= maxRequests
+      ? []
+      : Object.entries(byType).map(([t, v]) => `${v.count} ${t} request(s), ${v.bytes} bytes`);
   // Requests the address guard refused are reported here; they are the guard's doing, not a page fault.
   requestDetails.push(...page.blocked.map((b) => `refused ${b.target}: ${b.reason}`));
   out.push(
-    check('performance', 'requests', 'medium', subresources <= maxRequests, { total: subresources, bytes, byType, refused: page.blocked.length }, requestDetails),
-    check('performance', 'total_byte_weight', 'low', bytes <= labCurves.bytes.p10, bytes, bytes <= labCurves.bytes.p10 ? [] : [`The page loaded ${Math.round(bytes / 1024)} KiB (good up to ${labCurves.bytes.p10 / 1024} KiB).`]),
+    check(
+      'performance',
+      'http_requests',
+      'medium',
+      subresources <= maxRequests,
+      { total: subresources, bytes, byType, refused: page.blocked.length },
+      requestDetails,
+    ),
+    check(
+      'performance',
+      'total_byte_weight',
+      'low',
+      bytes <= labCurves.bytes.p10,
+      bytes,
+      bytes <= labCurves.bytes.p10
+        ? []
+        : [`The page loaded ${Math.round(bytes / 1024)} KiB (good up to ${labCurves.bytes.p10 / 1024} KiB).`],
+    ),
   );
 
   const blocking = [...new Set(page.facts.renderBlocking)];
-  out.push(check('performance', 'render_blocking_resources', 'medium', blocking.length === 0, blocking.length, blocking));
+  out.push(
+    check('performance', 'render_blocking_resources', 'medium', blocking.length === 0, blocking.length, blocking),
+  );
 
   const dpr = page.facts.devicePixelRatio;
   const oversized: string[] = [];
@@ -172,7 +219,9 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
       const needed = Math.min(natural, img.width * dpr * img.height * dpr);
       const wasted = size * (1 - needed / natural);
       if (wasted >= responsiveWasteBytes) {
-        oversized.push(`${img.src.slice(0, 200)}: ${img.naturalWidth}x${img.naturalHeight} shown at ${Math.round(img.width)}x${Math.round(img.height)} (${Math.round(wasted / 1024)} KiB wasted)`);
+        oversized.push(
+          `${img.src.slice(0, 200)}: ${img.naturalWidth}x${img.naturalHeight} shown at ${Math.round(img.width)}x${Math.round(img.height)} (${Math.round(wasted / 1024)} KiB wasted)`,
+        );
       }
     }
     if (!img.lazy && size >= offscreenMinBytes && img.offscreenShare >= offscreenMinShare) {
@@ -186,8 +235,22 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
 
   const https = page.finalUrl.startsWith('https:');
   out.push(
-    check('security', 'mixed_content', 'high', page.mixedContent.length === 0, https ? page.mixedContent.length : 'not applicable (http page)', page.mixedContent),
-    check('miscellaneous', 'console_errors', 'low', page.consoleErrors.length === 0, page.consoleErrors.length, page.consoleErrors),
+    check(
+      'security',
+      'mixed_content',
+      'medium',
+      page.mixedContent.length === 0,
+      https ? page.mixedContent.length : 'not applicable (http page)',
+      page.mixedContent,
+    ),
+    check(
+      'miscellaneous',
+      'console_errors',
+      'low',
+      page.consoleErrors.length === 0,
+      page.consoleErrors.length,
+      page.consoleErrors,
+    ),
   );
   return out;
 }

@@ -63,7 +63,7 @@ function splitHostPort(authority: string): { host: string; port: number } | unde
   if (!match) return undefined;
   const port = Number(match[2]);
   if (port < 1 || port > 65535) return undefined;
-  return { host: match[1]!, port };
+  return { host: match[1], port };
 }
 
 function refusalReason(err: unknown): string {
@@ -222,7 +222,7 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
         upstream.on('error', () => client.destroy());
         const lines = [`${req.method} ${url.pathname}${url.search} HTTP/1.1`];
         for (let i = 0; i < req.rawHeaders.length; i += 2) {
-          if (!/^proxy-/i.test(req.rawHeaders[i]!)) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+          if (!/^proxy-/i.test(req.rawHeaders[i])) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
         }
         upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
         if (head.length) upstream.write(head);

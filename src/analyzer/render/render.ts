@@ -50,7 +50,13 @@ export interface RenderedPage {
 
 const viewport = { width: 1350, height: 940 };
 
-async function settle(page: Page, inflight: () => number, lastActivity: () => number, untilMs: number, quietMs = 500): Promise<void> {
+async function settle(
+  page: Page,
+  inflight: () => number,
+  lastActivity: () => number,
+  untilMs: number,
+  quietMs = 500,
+): Promise<void> {
   while (performance.now() < untilMs) {
     if (inflight() === 0 && performance.now() - lastActivity() >= quietMs) return;
     await page.waitForTimeout(50);
@@ -62,11 +68,20 @@ async function settle(page: Page, inflight: () => number, lastActivity: () => nu
  * policy (`options`), pinned per host. Rejects with {@link AnalyzeError} when the document
  * itself is refused or cannot be loaded.
  */
-export async function renderPage(pool: BrowserPool, url: string, options: AnalyzerOptions, limits: RenderLimits): Promise<RenderedPage> {
+export async function renderPage(
+  pool: BrowserPool,
+  url: string,
+  options: AnalyzerOptions,
+  limits: RenderLimits,
+): Promise<RenderedPage> {
   const started = performance.now();
   const deadline = started + limits.timeoutMs;
   const guard = new AddressGuard(options);
-  const proxy = await startGuardedProxy({ guard, connectTimeoutMs: options.connectTimeoutMs, maxBytes: limits.maxBytes });
+  const proxy = await startGuardedProxy({
+    guard,
+    connectTimeoutMs: options.connectTimeoutMs,
+    maxBytes: limits.maxBytes,
+  });
   try {
     return await pool.withContext(proxy.url, { userAgent: options.userAgent, viewport }, async (context) => {
       // A page that wedges its renderer (an endless loop) would hang evaluate(); closing the
@@ -134,7 +149,7 @@ export async function renderPage(pool: BrowserPool, url: string, options: Analyz
       const text = msg.text().slice(0, 300);
       if (/Mixed Content/i.test(text)) {
         const m = /'(http:[^']+)'/.exec(text.replace(/^.*?requested an insecure \w+ /, ''));
-        if (m) mixed.add(m[1]!);
+        if (m) mixed.add(m[1]);
       }
       consoleErrors.push(text);
     });
@@ -151,12 +166,17 @@ export async function renderPage(pool: BrowserPool, url: string, options: Analyz
       status = response?.status() ?? 0;
       finalUrl = page.url();
     } catch (err) {
-      if (crashed) throw new AnalyzeError('network', 'The page crashed the renderer (memory limit or a browser fault).', { cause: err });
+      if (crashed)
+        throw new AnalyzeError('network', 'The page crashed the renderer (memory limit or a browser fault).', {
+          cause: err,
+        });
       const message = err instanceof Error ? err.message : String(err);
       if (!/Timeout/i.test(message)) {
         const refused = proxy.blocked.find((b) => url.startsWith(b.target) || b.target.startsWith(new URL(url).host));
         if (refused) throw new AnalyzeError('forbidden_address', refused.reason, { cause: err });
-        throw new AnalyzeError('network', `The browser could not load the page (${message.split('\n')[0]}).`, { cause: err });
+        throw new AnalyzeError('network', `The browser could not load the page (${message.split('\n')[0]}).`, {
+          cause: err,
+        });
       }
       timedOut = true;
       finalUrl = page.url();
@@ -166,9 +186,17 @@ export async function renderPage(pool: BrowserPool, url: string, options: Analyz
       // The document (or a redirect it followed) went to a host the guard refused.
       const target = new URL(finalUrl);
       const refused = proxy.blocked.find((b) => b.target === `${target.origin}${target.pathname}`);
-      throw new AnalyzeError('forbidden_address', refused?.reason ?? `The page redirected to ${target.host}, which is not allowed.`);
+      throw new AnalyzeError(
+        'forbidden_address',
+        refused?.reason ?? `The page redirected to ${target.host}, which is not allowed.`,
+      );
     }
-    await settle(page, () => inflight, () => lastActivity, Math.min(deadline, performance.now() + limits.settleMs));
+    await settle(
+      page,
+      () => inflight,
+      () => lastActivity,
+      Math.min(deadline, performance.now() + limits.settleMs),
+    );
     if (crashed) throw new AnalyzeError('network', 'The page crashed the renderer (memory limit or a browser fault).');
     const facts = await collectInPage(page);
     const html = await page.content();

@@ -10,7 +10,8 @@
 const COMPAT_PATH = /\/(?:turnstile\/v0\/api|recaptcha\/(?:api|enterprise)|1\/api)\.js$/;
 
 const own = (document.currentScript ??
-  [...document.scripts].reverse().find((s) => s.src && COMPAT_PATH.test(new URL(s.src).pathname))) as HTMLScriptElement | undefined;
+  [...document.scripts].reverse().find((s) => s.src && COMPAT_PATH.test(new URL(s.src).pathname))) as
+  HTMLScriptElement | undefined;
 
 /** This compatibility script's own URL (its query carries `render`, `onload`, `hl`, ...). */
 export const scriptUrl = new URL(own?.src || location.href);

@@ -6,11 +6,24 @@
  * The checkbox (`size` normal or compact) is our managed widget: it runs when clicked.
  * Accepted and ignored: tabindex, badge, isolated, compact sizing.
  */
-import { call, CompatWidget, dataOf, elementOf, params, theme, type Callback, type Field } from './engine.ts';
+import { call, CompatWidget, str, dataOf, elementOf, params, theme, type Callback, type Field } from './engine.ts';
 
 type Params = Record<string, unknown>;
 
-const ATTRS = ['sitekey', 'theme', 'size', 'tabindex', 'callback', 'expired-callback', 'error-callback', 'badge', 'action', 'chalexpired-callback', 'open-callback', 'close-callback'];
+const ATTRS = [
+  'sitekey',
+  'theme',
+  'size',
+  'tabindex',
+  'callback',
+  'expired-callback',
+  'error-callback',
+  'badge',
+  'action',
+  'chalexpired-callback',
+  'open-callback',
+  'close-callback',
+];
 
 export interface Flavour {
   /** Class of implicitly rendered elements. */
@@ -39,7 +52,7 @@ export function classic(f: Flavour) {
     const container = button ? document.createElement('div') : el;
     if (button) el.after(container);
     const w = new CompatWidget(container, {
-      sitekey: String(p.sitekey ?? ''),
+      sitekey: str(p.sitekey) ?? '',
       action: p.action as string | undefined,
       theme: theme(p.theme ?? 'light'),
       language: params.get('hl') ?? undefined,
@@ -61,25 +74,24 @@ export function classic(f: Flavour) {
     return n;
   }
 
-  const find = (id?: unknown) => widgets[id === undefined || id === null || id === '' ? widgets.findIndex((w) => w) : Number(id)];
+  const find = (id?: unknown) =>
+    widgets[id === undefined || id === null || id === '' ? widgets.findIndex((w) => w) : Number(id)];
 
   return {
     widgets,
     render,
     find,
     /** Runs widget `id` (the first by default); the token comes through its callback. */
-    execute(id?: unknown): Promise<string> | undefined {
-      return find(id)?.run();
-    },
+    execute: (id?: unknown): Promise<string> | undefined => find(id)?.run(),
     reset: (id?: unknown) => find(id)?.reset(),
     getResponse: (id?: unknown) => find(id)?.response() ?? '',
-    remove(id?: unknown) {
+    remove: (id?: unknown) => {
       const w = find(id);
       if (!w) return;
       w.remove();
       widgets[widgets.indexOf(w)] = undefined;
     },
-    implicitRender() {
+    implicitRender: () => {
       for (const el of document.querySelectorAll<HTMLElement>(`.${f.cls}`)) if (!owners.has(el)) render(el, {}, true);
     },
   };

@@ -51,6 +51,10 @@ export function dataOf(el: Element, names: string[]): Record<string, string> {
   return out;
 }
 
+/** A string option as given (numbers as their digits); anything else is absent. */
+export const str = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
+
 /** The theme the engine knows; anything else (hCaptcha's `contrast`, objects) is its `auto`. */
 export const theme = (t: unknown) => (t === 'light' || t === 'dark' ? t : undefined);
 

@@ -10,7 +10,14 @@ import { ac, params, start } from './engine.ts';
 import { classic } from './classic.ts';
 
 /** Our error codes as hCaptcha names them. */
-const errorCode = (code: string) => (code === 'network' ? 'network-error' : code === 'rate-limited' ? 'rate-limited' : code === 'forbidden' ? 'invalid-data' : 'challenge-error');
+const errorCode = (code: string) =>
+  code === 'network'
+    ? 'network-error'
+    : code === 'rate-limited'
+      ? 'rate-limited'
+      : code === 'forbidden'
+        ? 'invalid-data'
+        : 'challenge-error';
 
 const core = classic({
   cls: 'h-captcha',
@@ -24,10 +31,19 @@ const core = classic({
 const hcaptcha = {
   render: (target: unknown, p?: Record<string, unknown>) => String(core.render(target, p)),
   /** Runs widget `id` (the first by default); with `{async: true}` a promise of `{response, key}`. */
-  execute(id?: unknown, options?: { async?: boolean }): Promise<{ response: string; key: string }> | undefined {
-    if (id && typeof id === 'object') [id, options] = [undefined, id as { async?: boolean }];
+  execute: (id?: unknown, options?: { async?: boolean }): Promise<{ response: string; key: string }> | undefined => {
+    if (id && typeof id === 'object') [id, options] = [undefined, id];
     const run = core.execute(id);
-    if (options?.async) return run ? run.then((response) => ({ response, key: '' }), (err) => Promise.reject(errorCode(String(err?.code ?? err?.message)))) : Promise.reject('invalid-captcha-id');
+    if (options?.async) {
+      // hCaptcha rejects with its error code, a string; pages and wrappers compare it.
+      /* eslint-disable @typescript-eslint/prefer-promise-reject-errors */
+      if (!run) return Promise.reject('invalid-captcha-id');
+      return run.then(
+        (response) => ({ response, key: '' }),
+        (err: unknown) => Promise.reject(errorCode((err as { code?: string } | undefined)?.code ?? '')),
+      );
+      /* eslint-enable @typescript-eslint/prefer-promise-reject-errors */
+    }
     run?.catch(() => {});
     return undefined;
   },
@@ -36,8 +52,8 @@ const hcaptcha = {
   getResponse: core.getResponse,
   /** hCaptcha's response key (an Enterprise feature): always ''. */
   getRespKey: () => '',
-  setData() {},
-  close() {},
+  setData: () => {},
+  close: () => {},
   ready: (fn: () => void) => ac.ready(fn),
 };
 
@@ -49,7 +65,13 @@ declare global {
 
 window.hcaptcha = hcaptcha;
 if (params.get('recaptchacompat') !== 'off' && !window.grecaptcha) {
-  const g = { render: core.render, execute: hcaptcha.execute, reset: core.reset, getResponse: core.getResponse, ready: hcaptcha.ready };
+  const g = {
+    render: core.render,
+    execute: hcaptcha.execute,
+    reset: core.reset,
+    getResponse: core.getResponse,
+    ready: hcaptcha.ready,
+  };
   window.grecaptcha = { ...g, enterprise: g } as unknown as typeof window.grecaptcha;
 }
 start(core.implicitRender);

@@ -11,15 +11,18 @@ import { classic } from './classic.ts';
 
 const core = classic({
   cls: 'g-recaptcha',
-  fields: (n) => [{ tag: 'textarea', name: 'g-recaptcha-response', id: n ? `g-recaptcha-response-${n}` : 'g-recaptcha-response' }],
+  fields: (n) => [
+    { tag: 'textarea', name: 'g-recaptcha-response', id: n ? `g-recaptcha-response-${n}` : 'g-recaptcha-response' },
+  ],
   errorArgs: () => [],
 });
 
 const api = {
   render: core.render,
   /** v3 with a sitekey: a promise of a token for `action`; v2 with a widget id (or none): runs it. */
-  execute(idOrSitekey?: unknown, options?: { action?: string }): Promise<string> | undefined {
-    if (typeof idOrSitekey === 'string' && !/^\d+$/.test(idOrSitekey)) return ac.execute(idOrSitekey, { action: options?.action });
+  execute: (idOrSitekey?: unknown, options?: { action?: string }): Promise<string> | undefined => {
+    if (typeof idOrSitekey === 'string' && !/^\d+$/.test(idOrSitekey))
+      return ac.execute(idOrSitekey, { action: options?.action });
     const run = core.execute(idOrSitekey);
     run?.catch(() => {});
     return undefined;

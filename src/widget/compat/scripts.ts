@@ -8,5 +8,3 @@ export const COMPAT_SCRIPTS = [
   { name: 'recaptcha', paths: ['/recaptcha/api.js', '/recaptcha/enterprise.js'], bundle: 'recaptcha.js' },
   { name: 'hcaptcha', paths: ['/1/api.js'], bundle: 'hcaptcha.js' },
 ] as const;
-
-export type CompatScript = (typeof COMPAT_SCRIPTS)[number];

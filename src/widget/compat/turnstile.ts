@@ -6,13 +6,29 @@
  * `before-/after-interactive-callback`, `unsupported-callback`, `timeout-callback` (our
  * challenges do not time out on the page), `appearance: interaction-only` (shown as always).
  */
-import { call, CompatWidget, dataOf, elementOf, ready, start, theme, type Callback } from './engine.ts';
+import { call, CompatWidget, str, dataOf, elementOf, ready, start, theme, type Callback } from './engine.ts';
 
 type Params = Record<string, unknown>;
 
 const ATTRS = [
-  'sitekey', 'action', 'cdata', 'callback', 'expired-callback', 'error-callback', 'timeout-callback', 'theme', 'size',
-  'language', 'appearance', 'execution', 'retry', 'retry-interval', 'refresh-expired', 'response-field', 'response-field-name', 'tabindex',
+  'sitekey',
+  'action',
+  'cdata',
+  'callback',
+  'expired-callback',
+  'error-callback',
+  'timeout-callback',
+  'theme',
+  'size',
+  'language',
+  'appearance',
+  'execution',
+  'retry',
+  'retry-interval',
+  'refresh-expired',
+  'response-field',
+  'response-field-name',
+  'tabindex',
 ];
 
 /** Turnstile's invisible test sitekeys (1x…BB passes, 2x…BB blocks). */
@@ -32,8 +48,8 @@ function render(target: unknown, p: Params = {}): string | undefined {
   }
   const existing = [...widgets.values()].find((w) => w.container === el);
   if (existing) return existing.id;
-  const sitekey = String(p.sitekey ?? '');
-  const name = p['response-field-name'] ? String(p['response-field-name']) : 'cf-turnstile-response';
+  const sitekey = str(p.sitekey) ?? '';
+  const name = str(p['response-field-name']) || 'cf-turnstile-response';
   const retry = p.retry !== 'never';
   const interval = Math.min(Math.max(Number(p['retry-interval']) || 8000, 0), 900_000);
   const refresh = p['refresh-expired'];
@@ -48,12 +64,16 @@ function render(target: unknown, p: Params = {}): string | undefined {
     autorun: p.execution !== 'execute',
     hidden: p.appearance === 'execute',
     refresh: refresh === 'manual' || refresh === 'never' ? 'manual' : 'auto',
-    fields: p['response-field'] === false || p['response-field'] === 'false' ? [] : [{ tag: 'input', name, id: `${name}-${widgets.size}` }],
+    fields:
+      p['response-field'] === false || p['response-field'] === 'false'
+        ? []
+        : [{ tag: 'input', name, id: `${name}-${widgets.size}` }],
     callback: (token) => call(p.callback as Callback, token),
     expired: (token) => call(p['expired-callback'] as Callback, token),
     error: (code) => {
       call(p['error-callback'] as Callback, errorCode(code));
-      if (retry && (code === 'network' || code === 'server')) setTimeout(() => widgets.has(id) && void w.run().catch(() => {}), interval);
+      if (retry && (code === 'network' || code === 'server'))
+        setTimeout(() => widgets.has(id) && void w.run().catch(() => {}), interval);
     },
   });
   id = w.id;
@@ -71,7 +91,8 @@ function find(target?: unknown): CompatWidget | undefined {
 
 function implicitRender(): void {
   for (const el of document.querySelectorAll<HTMLElement>('.cf-turnstile')) {
-    if (!el.dataset.auditcaptchaId) render(el, { ...dataOf(el, ATTRS), cData: el.getAttribute('data-cdata') ?? undefined });
+    if (!el.dataset.auditcaptchaId)
+      render(el, { ...dataOf(el, ATTRS), cData: el.getAttribute('data-cdata') ?? undefined });
   }
 }
 

@@ -16,7 +16,15 @@ beforeAll(async () => {
   const routes: Parameters<typeof startFixtureServer>[0] = {};
   server = await startFixtureServer(routes);
   Object.assign(routes, await renderSite(server.origin));
-  analyzer = new RenderingAnalyzer({ mode: 'always', chromiumPath, contexts: 2, timeoutMs: 15_000, maxHeapMb: 256, maxBytes: 50e6, settleMs: 1500 });
+  analyzer = new RenderingAnalyzer({
+    mode: 'always',
+    chromiumPath,
+    contexts: 2,
+    timeoutMs: 15_000,
+    maxHeapMb: 256,
+    maxBytes: 50e6,
+    settleMs: 1500,
+  });
 });
 
 afterAll(async () => {
@@ -28,7 +36,9 @@ afterAll(async () => {
 async function browserPid(): Promise<number> {
   const browser = await analyzer.pool.browser();
   const session = await browser.newBrowserCDPSession();
-  const info = (await session.send('SystemInfo.getProcessInfo')) as { processInfo: Array<{ type: string; id: number }> };
+  const info = (await session.send('SystemInfo.getProcessInfo')) as {
+    processInfo: Array<{ type: string; id: number }>;
+  };
   await session.detach();
   return info.processInfo.find((p) => p.type === 'browser')!.id;
 }
@@ -40,13 +50,16 @@ it('a browser killed mid-run is replaced and no analysis fails', { timeout: 120_
   const pid = await browserPid();
 
   // Two slow pages in flight (the slow stylesheet takes 1.5 s), then the browser dies.
-  const running = [analyzer.analyze(`${server.origin}/slow`, options), analyzer.analyze(`${server.origin}/csr`, options)];
+  const running = [
+    analyzer.analyze(`${server.origin}/slow`, options),
+    analyzer.analyze(`${server.origin}/csr`, options),
+  ];
   await new Promise((r) => setTimeout(r, 700));
   process.kill(pid, 'SIGKILL');
 
   const results = await Promise.all(running);
   for (const r of results) expect(r.rendering.status).toBe('rendered');
-  expect(results[1]!.results.seo.find((c) => c.id === 'title')!.value).toBe('Coffee Brewing Guide: Methods and Tips');
+  expect(results[1].results.seo.find((c) => c.id === 'title')!.value).toBe('Coffee Brewing Guide: Methods and Tips');
   expect(analyzer.pool.launches).toBe(2);
   expect(await browserPid()).not.toBe(pid);
 

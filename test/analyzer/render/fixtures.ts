@@ -102,7 +102,9 @@ export function leanPage(): string {
 
 /** Big images shown small, and images far below the fold without lazy loading. */
 export function imagesPage(): string {
-  const below = [1, 2, 3].map((i) => `<img src="/img/below-${i}.jpg" width="600" height="400" alt="Below ${i}">`).join('\n');
+  const below = [1, 2, 3]
+    .map((i) => `<img src="/img/below-${i}.jpg" width="600" height="400" alt="Below ${i}">`)
+    .join('\n');
   return `${head('Images page', '<style>body{margin:0}.spacer{height:2400px}</style>')}
 <body><h1>Images</h1><img src="/img/huge.jpg" width="200" height="150" alt="Huge image shown small">
 ${prose(200)}<div class="spacer"></div>${below}</body></html>`;

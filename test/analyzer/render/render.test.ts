@@ -5,7 +5,12 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAnalyzerOptions, type CheckResult } from '../../../src/analyzer/index.ts';
-import { RenderingAnalyzer, logNormalScore, labCurves, type RenderedAnalysis } from '../../../src/analyzer/render/index.ts';
+import {
+  RenderingAnalyzer,
+  logNormalScore,
+  labCurves,
+  type RenderedAnalysis,
+} from '../../../src/analyzer/render/index.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/server.ts';
 import { chromiumPath, renderSite } from './fixtures.ts';
 
@@ -18,7 +23,15 @@ beforeAll(async () => {
   const routes: Parameters<typeof startFixtureServer>[0] = {};
   server = await startFixtureServer(routes);
   Object.assign(routes, await renderSite(server.origin));
-  analyzer = new RenderingAnalyzer({ mode: 'auto', chromiumPath, contexts: 2, timeoutMs: 15_000, maxHeapMb: 256, maxBytes: 50e6, settleMs: 1500 });
+  analyzer = new RenderingAnalyzer({
+    mode: 'auto',
+    chromiumPath,
+    contexts: 2,
+    timeoutMs: 15_000,
+    maxHeapMb: 256,
+    maxBytes: 50e6,
+    settleMs: 1500,
+  });
 });
 
 afterAll(async () => {
@@ -27,7 +40,9 @@ afterAll(async () => {
 });
 
 function check(result: RenderedAnalysis, id: string): CheckResult & { rendered?: boolean } {
-  const found = Object.values(result.results).flat().find((c) => c.id === id);
+  const found = Object.values(result.results)
+    .flat()
+    .find((c) => c.id === id);
   expect(found, `check ${id}`).toBeDefined();
   return found!;
 }
@@ -37,14 +52,18 @@ describe('a client-rendered page', () => {
     const raw = await analyzer.analyze(`${server.origin}/csr`, options, false);
     expect(raw.rendering.status).toBe('skipped');
     expect(check(raw, 'title').passed).toBe(false);
-    expect(check(raw, 'h1').passed).toBe(false);
+    expect(check(raw, 'headings').passed).toBe(false);
     expect(check(raw, 'in_page_links').value).toBe(0);
 
     const result = await analyzer.analyze(`${server.origin}/csr`, options); // auto: a shell
     expect(result.rendering.status).toBe('rendered');
     const title = check(result, 'title');
     expect(title).toMatchObject({ passed: true, value: 'Coffee Brewing Guide: Methods and Tips', rendered: true });
-    expect(check(result, 'h1')).toMatchObject({ passed: true, value: ['Brewing coffee at home'], rendered: true });
+    expect(check(result, 'headings')).toMatchObject({
+      passed: true,
+      value: ['Brewing coffee at home'],
+      rendered: true,
+    });
     expect(check(result, 'in_page_links')).toMatchObject({ value: 3, rendered: true });
     expect(check(result, 'meta_description').passed).toBe(true);
     expect(Number(check(result, 'content_length').value)).toBeGreaterThan(500);
@@ -59,7 +78,11 @@ describe('a client-rendered page', () => {
   it('a server-rendered page is not rendered in auto mode unless asked', { timeout: 60_000 }, async () => {
     const result = await analyzer.analyze(`${server.origin}/lean`, options);
     expect(result.rendering.status).toBe('skipped');
-    expect(Object.values(result.results).flat().some((c) => 'rendered' in c)).toBe(false);
+    expect(
+      Object.values(result.results)
+        .flat()
+        .some((c) => 'rendered' in c),
+    ).toBe(false);
   });
 });
 
@@ -78,7 +101,15 @@ describe('lab checks', () => {
 
   it('a lean page passes them', { timeout: 60_000 }, async () => {
     const result = await analyzer.analyze(`${server.origin}/lean`, options, true);
-    for (const id of ['cumulative_layout_shift', 'first_contentful_paint', 'largest_contentful_paint', 'total_blocking_time', 'render_blocking_resources', 'console_errors', 'lab_performance_score']) {
+    for (const id of [
+      'cumulative_layout_shift',
+      'first_contentful_paint',
+      'largest_contentful_paint',
+      'total_blocking_time',
+      'render_blocking_resources',
+      'console_errors',
+      'lab_performance_score',
+    ]) {
       expect(check(result, id), id).toMatchObject({ passed: true, rendered: true });
     }
     expect(result.rendering.lab!.score).toBeGreaterThanOrEqual(90);
@@ -88,9 +119,11 @@ describe('lab checks', () => {
     const images = await analyzer.analyze(`${server.origin}/images`, options, true);
     expect(check(images, 'oversized_images')).toMatchObject({ passed: false, value: 1 });
     expect(check(images, 'offscreen_images')).toMatchObject({ passed: false, value: 3 });
-    const requests = check(images, 'requests').value as { byType: Record<string, { count: number; bytes: number }> };
-    expect(requests.byType['image']!.count).toBe(4);
-    expect(requests.byType['image']!.bytes).toBeGreaterThan(100_000);
+    const requests = check(images, 'http_requests').value as {
+      byType: Record<string, { count: number; bytes: number }>;
+    };
+    expect(requests.byType['image'].count).toBe(4);
+    expect(requests.byType['image'].bytes).toBeGreaterThan(100_000);
     const poor = await analyzer.analyze(`${server.origin}/csr-poor`, options, true);
     expect(check(poor, 'console_errors')).toMatchObject({ passed: false, value: 2 });
     expect(check(poor, 'total_blocking_time').passed).toBe(false);

@@ -7,7 +7,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnalyzeError, defaultAnalyzerOptions, type CheckResult, type LookupFunction } from '../../../src/analyzer/index.ts';
+import {
+  AnalyzeError,
+  defaultAnalyzerOptions,
+  type CheckResult,
+  type LookupFunction,
+} from '../../../src/analyzer/index.ts';
 import { RenderingAnalyzer, renderPage, type RenderedAnalysis } from '../../../src/analyzer/render/index.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/server.ts';
 import { chromiumPath } from './fixtures.ts';
@@ -28,14 +33,18 @@ function tableLookup(table: Record<string, string[]>): LookupFunction {
     // rebind.test answers 127.0.0.1 first, then the forbidden address.
     const n = answered.get(hostname) ?? 0;
     answered.set(hostname, n + 1);
-    const address = list[Math.min(n, list.length - 1)]!;
+    const address = list[Math.min(n, list.length - 1)];
     return [{ address, family: 4 }];
   };
 }
 
 const options = () =>
   defaultAnalyzerOptions({
-    lookup: tableLookup({ 'public.test': ['127.0.0.1'], 'evil.test': ['127.0.0.2'], 'rebind.test': ['127.0.0.1', '127.0.0.2'] }),
+    lookup: tableLookup({
+      'public.test': ['127.0.0.1'],
+      'evil.test': ['127.0.0.2'],
+      'rebind.test': ['127.0.0.1', '127.0.0.2'],
+    }),
     isAllowedAddress: (ip) => ip === '127.0.0.1',
   });
 
@@ -84,7 +93,9 @@ beforeAll(async () => {
       navigator.sendBeacon('http://evil.test:${f}/beacon', 'x');
       new EventSource('http://evil.test:${f}/events');
     </script>`),
-    '/navigates': page(`<script>setTimeout(() => { location.href = 'http://evil.test:${f}/navigated'; }, 50);</script>`),
+    '/navigates': page(
+      `<script>setTimeout(() => { location.href = 'http://evil.test:${f}/navigated'; }, 50);</script>`,
+    ),
     '/service-worker': page(`<script>
       try {
         navigator.serviceWorker.register('/sw.js').then(() => { document.title = 'sw registered'; }, () => { document.title = 'sw refused'; });
@@ -94,7 +105,15 @@ beforeAll(async () => {
     '/rebind': page(`<img src="/pixel.png" alt="p"><script src="http://rebind.test:${site.port}/r.js"></script>`),
     '/r.js': { headers: { 'content-type': 'text/javascript' }, body: `fetch('/again').catch(() => {});` },
   });
-  analyzer = new RenderingAnalyzer({ mode: 'always', chromiumPath, contexts: 2, timeoutMs: 10_000, maxHeapMb: 256, maxBytes: 50e6, settleMs: 1000 });
+  analyzer = new RenderingAnalyzer({
+    mode: 'always',
+    chromiumPath,
+    contexts: 2,
+    timeoutMs: 10_000,
+    maxHeapMb: 256,
+    maxBytes: 50e6,
+    settleMs: 1000,
+  });
 });
 
 afterAll(async () => {
@@ -104,17 +123,19 @@ afterAll(async () => {
 });
 
 function check(result: RenderedAnalysis, id: string): CheckResult {
-  return Object.values(result.results).flat().find((c) => c.id === id)!;
+  return Object.values(result.results)
+    .flat()
+    .find((c) => c.id === id)!;
 }
 
-const refused = (result: RenderedAnalysis) => (check(result, 'requests').value as { refused: number }).refused;
+const refused = (result: RenderedAnalysis) => (check(result, 'http_requests').value as { refused: number }).refused;
 
 describe('the rendering path refuses forbidden addresses', () => {
   it('subresources (literal, decimal, names, localhost, frames, prefetch)', { timeout: 60_000 }, async () => {
     const result = await analyzer.analyze(`http://public.test:${site.port}/subresources`, options());
     expect(result.rendering.status).toBe('rendered');
     expect(refused(result)).toBeGreaterThanOrEqual(5);
-    expect(check(result, 'requests').details.join('\n')).toMatch(/127\.0\.0\.2 is a loopback address/);
+    expect(check(result, 'http_requests').details.join('\n')).toMatch(/127\.0\.0\.2 is a loopback address/);
     expect(forbiddenHits).toEqual([]);
   });
 
@@ -128,7 +149,7 @@ describe('the rendering path refuses forbidden addresses', () => {
   it('fetch, XHR, websockets, beacons and event streams', { timeout: 60_000 }, async () => {
     const result = await analyzer.analyze(`http://public.test:${site.port}/scripts`, options());
     expect(refused(result)).toBeGreaterThanOrEqual(5);
-    const details = check(result, 'requests').details.join('\n');
+    const details = check(result, 'http_requests').details.join('\n');
     // WebSockets are tunnelled with CONNECT host:port, and refused there.
     expect(details).toContain(`refused 127.0.0.2:${forbiddenPort}:`);
     expect(details).toContain(`refused evil.test:${forbiddenPort}:`);

@@ -1,0 +1,44 @@
+/**
+ * JSON text passed through a response without being parsed and serialised again: a list of
+ * stored reports sends each report's stored `results` as PostgreSQL returns it. Anything that
+ * serialises a RawJson with plain JSON.stringify (tRPC, logs) still gets the right value, by
+ * parsing it; {@link stringifyWithRaw} splices the text in as it is.
+ */
+import { randomBytes } from 'node:crypto';
+
+/** Placeholders of the stringifyWithRaw call under way (it is synchronous, so one at a time). */
+let collecting: { raws: string[]; nonce: string } | undefined;
+
+export class RawJson {
+  /** `text` must be one valid JSON value (PostgreSQL's output of a json/jsonb column is). */
+  constructor(readonly text: string) {}
+
+  toJSON(): unknown {
+    if (!collecting) return JSON.parse(this.text);
+    collecting.raws.push(this.text);
+    return `${collecting.nonce}${collecting.raws.length - 1}`;
+  }
+}
+
+/** JSON.stringify(value), with every RawJson inside written as its text, unparsed. */
+export function stringifyWithRaw(value: unknown): string {
+  const state = { raws: [] as string[], nonce: `\u0001raw-${randomBytes(6).toString('hex')}-` };
+  collecting = state;
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } finally {
+    collecting = undefined;
+  }
+  if (!state.raws.length) return text;
+  // The nonce starts with U+0001, which JSON.stringify always escapes as \u0001.
+  const marker = `"${JSON.stringify(state.nonce).slice(1, -1)}`;
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, from)) {
+    const end = text.indexOf('"', at + marker.length);
+    out += text.slice(from, at) + state.raws[Number(text.slice(at + marker.length, end))];
+    from = end + 1;
+  }
+  return out + text.slice(from);
+}

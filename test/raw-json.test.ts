@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { RawJson, stringifyWithRaw } from '../src/raw-json.ts';
+
+describe('stringifyWithRaw', () => {
+  it('writes stored JSON text in place, unparsed, and everything else as JSON.stringify does', () => {
+    const value = { a: 1, s: 'x"\u0001raw-0', list: [new RawJson('{"b":[1,2]}'), new RawJson('null')], nested: { r: new RawJson('"t"') } };
+    const text = stringifyWithRaw(value);
+    expect(text).toBe('{"a":1,"s":"x\\"\\u0001raw-0","list":[{"b":[1,2]},null],"nested":{"r":"t"}}');
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+  });
+
+  it('keeps JSON text byte for byte (no re-serialisation)', () => {
+    const stored = '{"z": 1, "a": [true,  false]}';
+    expect(stringifyWithRaw({ r: new RawJson(stored) })).toBe(`{"r":${stored}}`);
+  });
+
+  it('parses when serialised any other way (tRPC, logs)', () => {
+    expect(JSON.stringify({ r: new RawJson('{"k":"v"}') })).toBe('{"r":{"k":"v"}}');
+  });
+
+  it('is plain JSON.stringify without RawJson', () => {
+    const value = { a: [1, 'two', null], b: { c: true } };
+    expect(stringifyWithRaw(value)).toBe(JSON.stringify(value));
+  });
+});
