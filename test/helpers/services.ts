@@ -65,6 +65,8 @@ export async function openTestServices(opts: TestServiceOptions = {}): Promise<T
   const config: Config = loadConfig({
     TOKEN_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'silent',
+    // Suites that test rendering ask for it; others never start a browser by accident.
+    ANALYZER_RENDER: 'never',
     ...(pg ? { DATABASE_URL: pg.url } : {}),
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...opts.env,
