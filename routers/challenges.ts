@@ -101,6 +101,8 @@ export const challengesRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/api/v3/challenges', summary: 'Issue an opaque score token (first a work challenge, then the token for its proof)', tags: ['challenges'], protect: false },
       rateLimit: perMinute(60),
+      // A proof already spent, or expired: 404, like a spent challenge.
+      errorCodes: ['ERR_NOT_FOUND'],
       successStatus: 201,
     })
     .input(z.object({ sitekey, action: action.min(1), cdata: cdata.optional(), telemetry, ...proofFields }))

@@ -5,7 +5,7 @@ import { openServices, type OpenedServices } from './services.ts';
 import { createUser, describeUser, findUser } from './accounts/users.ts';
 import { createApiKey, describeApiKey, listApiKeys, revokeApiKey } from './accounts/api-keys.ts';
 import { assertEmbeddedDatabaseFree, DatabaseLockedError, EXIT_DATABASE_LOCKED } from './db/lock.ts';
-import { createSite, deleteSite, describeSite, listSites, rotateSecret, updateSite } from './captcha/sites.ts';
+import { createSite, deleteSite, describeSite, listSites, rotateSecret, updateSite, type SecuritySettings } from './captcha/sites.ts';
 
 /** A CLI command: parsed flags and positionals in, exit code out. Output goes to stdout. */
 type Command = (s: OpenedServices, flags: Record<string, string | undefined>, args: string[]) => Promise<number>;
@@ -24,11 +24,32 @@ Commands:
   site:update SITEKEY --user ID|EMAIL [--name NAME] [--origin ORIGIN ...] [--siteverify-per-minute N|default]
                                            rename a site, replace its origins, or raise its
                                            siteverify limit (calls a minute per address; default 120)
+  site:create / site:update also take [--security-level low|default|high] [--min-work-bits N|none]:
+                                           the proof of work every token costs (README "Security levels")
   site:rotate SITEKEY --user ID|EMAIL      new secret (printed once); the old one stops working
   site:delete SITEKEY --user ID|EMAIL      delete a site
 
 On the embedded database (no DATABASE_URL) the CLI refuses to run while the service is
 running on the same DATA_DIR (exit code 75); stop the service first, or use the HTTP API.`;
+
+const SECURITY_USAGE = '--security-level takes low, default or high; --min-work-bits a whole number from 16 to 30, or none';
+
+/** --security-level and --min-work-bits as site settings; null when either is malformed. */
+function securitySettings(flags: Record<string, string | undefined>): SecuritySettings | null {
+  const out: SecuritySettings = {};
+  const level = flags['security-level'];
+  if (level !== undefined) {
+    if (level !== 'low' && level !== 'default' && level !== 'high') return null;
+    out.security_level = level;
+  }
+  const bits = flags['min-work-bits'];
+  if (bits !== undefined) {
+    if (bits === 'none') out.min_work_bits = null;
+    else if (/^\d+$/.test(bits) && Number(bits) >= 16 && Number(bits) <= 30) out.min_work_bits = Number(bits);
+    else return null;
+  }
+  return out;
+}
 
 const commands: Record<string, Command> = {
   async migrate(s) {
@@ -76,7 +97,9 @@ const commands: Record<string, Command> = {
     if (!user) return 2;
     const perMinute = siteverifyLimit(flags['siteverify-per-minute']);
     if (perMinute === false) return fail('--siteverify-per-minute takes a whole number from 1 to 1000000, or default');
-    const { site, secret } = await createSite(s.orm.em.fork(), user.id, { name: flags.name, origins: flags.origin.split(','), siteverifyPerMinute: perMinute });
+    const security = securitySettings(flags);
+    if (!security) return fail(SECURITY_USAGE);
+    const { site, secret } = await createSite(s.orm.em.fork(), user.id, { name: flags.name, origins: flags.origin.split(','), siteverifyPerMinute: perMinute, ...security });
     console.log(JSON.stringify(describeSite(site)));
     console.log(`Site secret (shown once, keep it): ${secret}`);
     return 0;
@@ -92,7 +115,9 @@ const commands: Record<string, Command> = {
     if (!user || !args[0]) return fail('give the sitekey and --user');
     const perMinute = siteverifyLimit(flags['siteverify-per-minute']);
     if (perMinute === false) return fail('--siteverify-per-minute takes a whole number from 1 to 1000000, or default');
-    const site = await updateSite(s.orm.em.fork(), user.id, args[0], { name: flags.name, origins: flags.origin?.split(','), siteverifyPerMinute: perMinute });
+    const security = securitySettings(flags);
+    if (!security) return fail(SECURITY_USAGE);
+    const site = await updateSite(s.orm.em.fork(), user.id, args[0], { name: flags.name, origins: flags.origin?.split(','), siteverifyPerMinute: perMinute, ...security });
     console.log(JSON.stringify(describeSite(site)));
     return 0;
   },
@@ -147,7 +172,7 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({
       args: rest,
-      options: { name: { type: 'string' }, email: { type: 'string' }, user: { type: 'string' }, origin: { type: 'string', multiple: true }, 'siteverify-per-minute': { type: 'string' } },
+      options: { name: { type: 'string' }, email: { type: 'string' }, user: { type: 'string' }, origin: { type: 'string', multiple: true }, 'siteverify-per-minute': { type: 'string' }, 'security-level': { type: 'string' }, 'min-work-bits': { type: 'string' } },
       allowPositionals: true,
     });
   } catch (err) {

@@ -52,6 +52,9 @@ describe('npm run cli', () => {
     expect(site.code).toBe(0);
     const sitekey = JSON.parse(site.out[0]!).sitekey as string;
     expect(site.out[1]).toMatch(/^Site secret \(shown once, keep it\): sec_/);
+    const stricter = await cli('site:update', sitekey, '--user', 'ada@example.com', '--security-level', 'high', '--min-work-bits', '24');
+    expect(JSON.parse(stricter.out[0]!)).toMatchObject({ security_level: 'high', min_work_bits: 24 });
+    expect((await cli('site:update', sitekey, '--user', 'ada@example.com', '--security-level', 'extreme')).code).toBe(2);
     expect((await cli('site:rotate', sitekey, '--user', 'ada@example.com')).out[1]).toMatch(/^Site secret/);
     expect((await cli('site:list', '--user', 'ada@example.com')).out).toHaveLength(1);
     expect((await cli('site:delete', sitekey, '--user', 'ada@example.com')).code).toBe(0);

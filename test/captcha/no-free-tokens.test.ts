@@ -165,3 +165,13 @@ describe('one rendering per answer', () => {
     expect((await get(next.asset_url)).equals(first)).toBe(false);
   });
 });
+
+describe('route limits count an IPv6 client by its /64', () => {
+  it('refuses the 61st challenge a minute from 61 addresses of one /64, and not from another /64', async () => {
+    const statuses: number[] = [];
+    for (let i = 1; i <= 61; i++) statuses.push((await post('/api/v1/challenges', { sitekey: site.sitekey }, `2001:db8:99:1::${i.toString(16)}`)).status);
+    expect(statuses.slice(0, 60).every((s) => s === 201)).toBe(true);
+    expect(statuses[60]).toBe(429);
+    expect((await post('/api/v1/challenges', { sitekey: site.sitekey }, '2001:db8:99:2::1')).status).toBe(201);
+  });
+});

@@ -63,6 +63,22 @@ describe('sites procedures on /trpc', () => {
     expect((await siteverify(server.url, { secret: rotated.data.secret, response: token.body.token })).body.success).toBe(true);
   });
 
+  it('sets the security level and a work floor, which the next challenge follows at once', async () => {
+    const { key } = await createKeyedUser(services, 'levels');
+    const api = client(key);
+    const { data } = await api.sites.create.mutate({ name: 'Bank', origins: ['https://bank.example'], security_level: 'low' });
+    expect(data).toMatchObject({ security_level: 'low', min_work_bits: null });
+    const bits = async () =>
+      (await request(`${server.url}/api/v3/challenges`, { method: 'POST', headers: browser('https://bank.example', `10.77.${Math.floor(Math.random() * 250)}.1`), json: { sitekey: data.sitekey, action: 'x' } })).body.challenge;
+    expect(await bits()).toMatchObject({ count: 16, bits: 12 });
+    await api.sites.update.mutate({ sitekey: data.sitekey, security_level: 'high' });
+    expect(await bits()).toMatchObject({ count: 32, bits: 15 });
+    await api.sites.update.mutate({ sitekey: data.sitekey, min_work_bits: 24 });
+    expect(await bits()).toMatchObject({ count: 32, bits: 19 });
+    const err = await api.sites.update.mutate({ sitekey: data.sitekey, security_level: 'extreme' as 'high' }).then(() => null, (e) => e);
+    expect(err).toBeInstanceOf(TRPCClientError);
+  });
+
   it('keeps sites per owner and deletes them', async () => {
     const a = await createKeyedUser(services, 'owner-a');
     const b = await createKeyedUser(services, 'owner-b');
