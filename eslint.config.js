@@ -19,7 +19,10 @@ export default tseslint.config(
       // Memory stores and Koa middleware implement Promise-returning interfaces without awaiting
       // anything; `async` is how they keep a synchronous throw a rejection.
       '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {

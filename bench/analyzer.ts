@@ -41,7 +41,7 @@ export interface AnalyzerBenchResult {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -112,9 +112,15 @@ export async function main(settings: AnalyzerBenchOptions = {}): Promise<Analyze
     };
     if (print) {
       console.log(`analyzer: ${result.analyses} analyses in ${result.seconds} s at concurrency ${concurrency}`);
-      console.log(`  throughput          ${result.analysesPerSecond} analyses/s (target >= ${target}: ${result.meetsTarget ? 'met' : 'NOT met'})`);
-      console.log(`  median analysis     ${result.medianAnalysisMs} ms (page + robots.txt + 404 probe + sitemap, parse, ${samples} samples)`);
-      console.log(`  median fetch+parse  ${result.medianBareFetchParseMs} ms (bare undici request + cheerio load of the same page)`);
+      console.log(
+        `  throughput          ${result.analysesPerSecond} analyses/s (target >= ${target}: ${result.meetsTarget ? 'met' : 'NOT met'})`,
+      );
+      console.log(
+        `  median analysis     ${result.medianAnalysisMs} ms (page + robots.txt + 404 probe + sitemap, parse, ${samples} samples)`,
+      );
+      console.log(
+        `  median fetch+parse  ${result.medianBareFetchParseMs} ms (bare undici request + cheerio load of the same page)`,
+      );
     }
     return result;
   } finally {

@@ -1,7 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { generateAnswer } from '../src/captcha/answer.ts';
-import { CHALLENGE_HEIGHT, CHALLENGE_WIDTH, encodePng, prepareRenderer, renderChallenge } from '../src/captcha/render.ts';
+import {
+  CHALLENGE_HEIGHT,
+  CHALLENGE_WIDTH,
+  encodePng,
+  prepareRenderer,
+  renderChallenge,
+} from '../src/captcha/render.ts';
 
 /**
  * Asset benchmark: renders N v1 challenge PNGs one after another and prints median and p95
@@ -26,7 +32,7 @@ export async function main(n = 300): Promise<AssetBenchResult> {
   const blank = new Uint8Array(CHALLENGE_WIDTH * CHALLENGE_HEIGHT).fill(255);
   const answers = Array.from({ length: n }, () => generateAnswer());
   for (let i = 0; i < 30; i++) {
-    await renderChallenge(answers[i % n]!); // warm up the JIT
+    await renderChallenge(answers[i % n]); // warm up the JIT
     await encodePng(blank);
   }
   const renderMs: number[] = [];
@@ -34,14 +40,19 @@ export async function main(n = 300): Promise<AssetBenchResult> {
   let bytes = 0;
   for (let i = 0; i < n; i++) {
     let t = performance.now();
-    const png = await renderChallenge(answers[i]!);
+    const png = await renderChallenge(answers[i]);
     renderMs.push(performance.now() - t);
     bytes += png.length;
     t = performance.now();
     await encodePng(blank);
     blankMs.push(performance.now() - t);
   }
-  const result: AssetBenchResult = { n, render: summarise(renderMs), blankEncode: summarise(blankMs), meanBytes: Math.round(bytes / n) };
+  const result: AssetBenchResult = {
+    n,
+    render: summarise(renderMs),
+    blankEncode: summarise(blankMs),
+    meanBytes: Math.round(bytes / n),
+  };
   const fmt = (s: { median: number; p95: number; mean: number }) =>
     `median ${s.median.toFixed(2)} ms  p95 ${s.p95.toFixed(2)} ms  mean ${s.mean.toFixed(2)} ms`;
   console.log(`v1 assets (${CHALLENGE_WIDTH}x${CHALLENGE_HEIGHT}), n=${n}`);
@@ -53,8 +64,9 @@ export async function main(n = 300): Promise<AssetBenchResult> {
 
 function summarise(ms: number[]): { median: number; p95: number; mean: number } {
   const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
   return { median: at(0.5), p95: at(0.95), mean: ms.reduce((a, b) => a + b, 0) / ms.length };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main(Number(process.argv[2] ?? 300));
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  await main(Number(process.argv[2] ?? 300));

@@ -56,8 +56,15 @@ async function challenges(): Promise<void> {
       await runWrk({ url, connections: CONNECTIONS, durationSec: 1, requests: requests.slice(0, 5000) });
       const r = await alternate(
         ROUNDS,
-        () => runWrkMeasured(baseline.child.pid!, { url: bareUrl, connections: CONNECTIONS, durationSec: DURATION_SEC, requests: [BASELINE_REQUEST] }),
-        () => runWrkMeasured(service.child.pid!, { url, connections: CONNECTIONS, durationSec: DURATION_SEC, requests }),
+        () =>
+          runWrkMeasured(baseline.child.pid!, {
+            url: bareUrl,
+            connections: CONNECTIONS,
+            durationSec: DURATION_SEC,
+            requests: [BASELINE_REQUEST],
+          }),
+        () =>
+          runWrkMeasured(service.child.pid!, { url, connections: CONNECTIONS, durationSec: DURATION_SEC, requests }),
       );
       console.log(line('bare Koa JSON (baseline)', r.bare));
       console.log(line(`${version} challenge creation`, r.service));
@@ -73,11 +80,18 @@ async function challenges(): Promise<void> {
 
 async function account(): Promise<void> {
   const db = await freshPostgresDatabase(ADMIN_URL);
-  const service = await startChild<ServiceInfo>('bench/servers/service.ts', { BENCH_REDIS_URL: '', BENCH_DATABASE_URL: db.url });
+  const service = await startChild<ServiceInfo>('bench/servers/service.ts', {
+    BENCH_REDIS_URL: '',
+    BENCH_DATABASE_URL: db.url,
+  });
   try {
     const url = `http://127.0.0.1:${service.info.port}`;
     const healthz: WrkRequest = { method: 'GET', path: '/healthz' };
-    const acct: WrkRequest = { method: 'GET', path: '/api/v1/account', headers: { authorization: `Bearer ${service.info.apiKey}` } };
+    const acct: WrkRequest = {
+      method: 'GET',
+      path: '/api/v1/account',
+      headers: { authorization: `Bearer ${service.info.apiKey}` },
+    };
     for (const r of [healthz, acct]) await runWrk({ url, connections: 1, threads: 1, durationSec: 1, requests: [r] });
     const h: WrkResult[] = [];
     const a: WrkResult[] = [];
@@ -85,13 +99,17 @@ async function account(): Promise<void> {
       h.push(await runWrk({ url, connections: 1, threads: 1, durationSec: DURATION_SEC, requests: [healthz] }));
       a.push(await runWrk({ url, connections: 1, threads: 1, durationSec: DURATION_SEC, requests: [acct] }));
     }
-    const mid = (rs: typeof h) => [...rs].sort((x, y) => x.p50 - y.p50)[Math.floor(rs.length / 2)]!;
+    const mid = (rs: typeof h) => [...rs].sort((x, y) => x.p50 - y.p50)[Math.floor(rs.length / 2)];
     const hm = mid(h);
     const am = mid(a);
     console.log('one keep-alive connection, sequential, PostgreSQL (memory stores)');
     console.log(`/healthz            p50 ${fmt(hm.p50, 3)} ms   p99 ${fmt(hm.p99, 2)} ms   ${fmt(hm.rps, 0)} req/s`);
-    console.log(`GET /api/v1/account p50 ${fmt(am.p50, 3)} ms   p99 ${fmt(am.p99, 2)} ms   ${fmt(am.rps, 0)} req/s   errors ${am.non2xx + am.socketErrors}`);
-    console.log(`account p50 / healthz p50: ${fmt(am.p50 / hm.p50, 2)} (target <= 2, ${verdict(am.p50 <= 2 * hm.p50)}); load average ${loadAverage()}`);
+    console.log(
+      `GET /api/v1/account p50 ${fmt(am.p50, 3)} ms   p99 ${fmt(am.p99, 2)} ms   ${fmt(am.rps, 0)} req/s   errors ${am.non2xx + am.socketErrors}`,
+    );
+    console.log(
+      `account p50 / healthz p50: ${fmt(am.p50 / hm.p50, 2)} (target <= 2, ${verdict(am.p50 <= 2 * hm.p50)}); load average ${loadAverage()}`,
+    );
   } finally {
     await service.stop();
     await db.drop();
@@ -121,12 +139,21 @@ async function startDist(env: Record<string, string>): Promise<Started> {
   const started = performance.now();
   const child = spawn(process.execPath, [path.join(root, 'dist', 'bin', 'server.js')], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', API_RATE_LIMIT: '100000000', TRUST_PROXY: 'true', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      API_RATE_LIMIT: '100000000',
+      TRUST_PROXY: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const deadline = started + 60_000;
   for (;;) {
     if (performance.now() > deadline || child.exitCode !== null) {
@@ -135,9 +162,17 @@ async function startDist(env: Record<string, string>): Promise<Started> {
     }
     const port = /Listening on http:\/\/localhost:(\d+)/.exec(out)?.[1];
     if (port) {
-      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) {
-        return { child, port: Number(port), apiKey: /API key \(shown once, keep it\): (ak_\S+)/.exec(out)?.[1], readyMs: performance.now() - started };
+        return {
+          child,
+          port: Number(port),
+          apiKey: /API key \(shown once, keep it\): (ak_\S+)/.exec(out)?.[1],
+          readyMs: performance.now() - started,
+        };
       }
     }
     await new Promise((r) => setTimeout(r, 10));
@@ -169,13 +204,17 @@ async function coldStart(): Promise<void> {
       times.push(s.readyMs);
       await stopDist(s);
     }
-    const median = [...times].sort((a, b) => a - b)[1]!;
-    console.log(`cold start to ready /readyz, compiled (node dist/bin/server.js), PostgreSQL: first start (migrations) ${fmt(first.readyMs, 0)} ms; then ${times.map((t) => fmt(t, 0)).join(', ')} ms, median ${fmt(median, 0)} ms (target <= 1500, ${verdict(median <= 1500)})`);
+    const median = [...times].sort((a, b) => a - b)[1];
+    console.log(
+      `cold start to ready /readyz, compiled (node dist/bin/server.js), PostgreSQL: first start (migrations) ${fmt(first.readyMs, 0)} ms; then ${times.map((t) => fmt(t, 0)).join(', ')} ms, median ${fmt(median, 0)} ms (target <= 1500, ${verdict(median <= 1500)})`,
+    );
     const embeddedFirst = await startDist({ DATA_DIR: dataDir });
     await stopDist(embeddedFirst);
     const embedded = await startDist({ DATA_DIR: dataDir });
     await stopDist(embedded);
-    console.log(`cold start, embedded (PGlite): first start ${fmt(embeddedFirst.readyMs, 0)} ms, next ${fmt(embedded.readyMs, 0)} ms; load average ${loadAverage()}`);
+    console.log(
+      `cold start, embedded (PGlite): first start ${fmt(embeddedFirst.readyMs, 0)} ms, next ${fmt(embedded.readyMs, 0)} ms; load average ${loadAverage()}`,
+    );
   } finally {
     await db.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -189,12 +228,38 @@ function mixedRequests(apiKey: string, sitekey: string): WrkRequest[] {
   for (let i = 0; i < 20_000; i++) {
     const xff = { 'x-forwarded-for': address(i) };
     switch (i % 6) {
-      case 0: list.push({ method: 'GET', path: '/healthz' }); break;
-      case 1: list.push({ method: 'GET', path: '/api/v1/account', headers: auth }); break;
-      case 2: list.push({ method: 'GET', path: '/api/v1/reports?per_page=20', headers: auth }); break;
-      case 3: list.push({ method: 'POST', path: '/api/v3/challenges', headers: { 'content-type': 'application/json', origin: ORIGIN, ...xff }, body: JSON.stringify({ sitekey, action: 'mixed' }) }); break;
-      case 4: list.push({ method: 'POST', path: '/api/v2/challenges', headers: { 'content-type': 'application/json', origin: ORIGIN, ...xff }, body: JSON.stringify({ sitekey, action: 'mixed' }) }); break;
-      default: list.push({ method: 'POST', path: '/api/v1/siteverify', headers: { 'content-type': 'application/json', ...xff }, body: JSON.stringify({ secret: 'sec_0000000000_x', response: `bad-${i}` }) });
+      case 0:
+        list.push({ method: 'GET', path: '/healthz' });
+        break;
+      case 1:
+        list.push({ method: 'GET', path: '/api/v1/account', headers: auth });
+        break;
+      case 2:
+        list.push({ method: 'GET', path: '/api/v1/reports?per_page=20', headers: auth });
+        break;
+      case 3:
+        list.push({
+          method: 'POST',
+          path: '/api/v3/challenges',
+          headers: { 'content-type': 'application/json', origin: ORIGIN, ...xff },
+          body: JSON.stringify({ sitekey, action: 'mixed' }),
+        });
+        break;
+      case 4:
+        list.push({
+          method: 'POST',
+          path: '/api/v2/challenges',
+          headers: { 'content-type': 'application/json', origin: ORIGIN, ...xff },
+          body: JSON.stringify({ sitekey, action: 'mixed' }),
+        });
+        break;
+      default:
+        list.push({
+          method: 'POST',
+          path: '/api/v1/siteverify',
+          headers: { 'content-type': 'application/json', ...xff },
+          body: JSON.stringify({ secret: 'sec_0000000000_x', response: `bad-${i}` }),
+        });
     }
   }
   return list;
@@ -228,7 +293,12 @@ async function rss(): Promise<void> {
         if (!s.apiKey) throw new Error('no API key printed on first start');
         const atReady = rssMb(s.child.pid!);
         const sitekey = await registerSite(s.port, s.apiKey);
-        const r = await runWrk({ url: `http://127.0.0.1:${s.port}`, connections: 16, durationSec: seconds, requests: mixedRequests(s.apiKey, sitekey) });
+        const r = await runWrk({
+          url: `http://127.0.0.1:${s.port}`,
+          connections: 16,
+          durationSec: seconds,
+          requests: mixedRequests(s.apiKey, sitekey),
+        });
         const after = rssMb(s.child.pid!);
         console.log(
           `RSS ${name}: ${fmt(atReady, 0)} MB at ready, ${fmt(after, 0)} MB after ${seconds} s of mixed load (${fmt(r.rps, 0)} req/s, ${r.requests} requests) (target <= ${limit} MB, ${verdict(after <= limit)}); load average ${loadAverage()}`,

@@ -38,24 +38,48 @@ export interface LoadBenchOptions {
 }
 
 export function parseArgs(argv: string[]): LoadBenchOptions {
-  const opts: LoadBenchOptions = { rates: [100, 200, 400, 800], stepSeconds: 10, instances: [1, 3], soakSeconds: 300, soakRate: 100, steps: true };
+  const opts: LoadBenchOptions = {
+    rates: [100, 200, 400, 800],
+    stepSeconds: 10,
+    instances: [1, 3],
+    soakSeconds: 300,
+    soakRate: 100,
+    steps: true,
+  };
   const num = (v: string | undefined, name: string) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < 0) throw new Error(`${name} needs a number`);
     return n;
   };
-  const list = (v: string | undefined, name: string) => (v ?? '').split(',').map((x) => num(x, name)).filter((n) => n > 0);
+  const list = (v: string | undefined, name: string) =>
+    (v ?? '')
+      .split(',')
+      .map((x) => num(x, name))
+      .filter((n) => n > 0);
   for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i]!.split('=', 2) as [string, string | undefined];
+    const [flag, inline] = argv[i].split('=', 2) as [string, string | undefined];
     const value = () => inline ?? argv[++i];
     switch (flag) {
-      case '--rates': opts.rates = list(value(), flag); break;
-      case '--step-seconds': opts.stepSeconds = num(value(), flag); break;
-      case '--instances': opts.instances = list(value(), flag); break;
-      case '--soak-seconds': opts.soakSeconds = num(value(), flag); break;
-      case '--soak-rate': opts.soakRate = num(value(), flag); break;
-      case '--no-steps': opts.steps = false; break;
-      default: break; // names given to bench/run.ts and such
+      case '--rates':
+        opts.rates = list(value(), flag);
+        break;
+      case '--step-seconds':
+        opts.stepSeconds = num(value(), flag);
+        break;
+      case '--instances':
+        opts.instances = list(value(), flag);
+        break;
+      case '--soak-seconds':
+        opts.soakSeconds = num(value(), flag);
+        break;
+      case '--soak-rate':
+        opts.soakRate = num(value(), flag);
+        break;
+      case '--no-steps':
+        opts.steps = false;
+        break;
+      default:
+        break; // names given to bench/run.ts and such
     }
   }
   return opts;
@@ -74,7 +98,12 @@ async function recreateDatabase(url: string): Promise<void> {
   if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`unexpected database name ${name}`);
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const orm = await MikroORM.init({ clientUrl: admin.toString(), entities: [], discovery: { warnWhenNoEntities: false }, pool: { min: 0, max: 1 } });
+  const orm = await MikroORM.init({
+    clientUrl: admin.toString(),
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+    pool: { min: 0, max: 1 },
+  });
   try {
     await orm.em.getConnection().execute(`drop database if exists "${name}" with (force)`);
     await orm.em.getConnection().execute(`create database "${name}"`);
@@ -159,9 +188,30 @@ function workload(f: Fixture) {
       if (token) push(tokens, token, 5000);
     },
   });
-  const pattern = ['v1', 'asset', 'verify', 'v3', 'siteverify', 'v1', 'list', 'asset', 'verify', 'v3', 'siteverify', 'v1', 'asset', 'verify', 'v3', 'siteverify', 'v1', 'list', 'asset', 'verify'] as const;
+  const pattern = [
+    'v1',
+    'asset',
+    'verify',
+    'v3',
+    'siteverify',
+    'v1',
+    'list',
+    'asset',
+    'verify',
+    'v3',
+    'siteverify',
+    'v1',
+    'asset',
+    'verify',
+    'v3',
+    'siteverify',
+    'v1',
+    'list',
+    'asset',
+    'verify',
+  ] as const;
   return (i: number): Op => {
-    switch (pattern[i % pattern.length]!) {
+    switch (pattern[i % pattern.length]) {
       case 'v1':
         return v1Create();
       case 'asset': {
@@ -220,7 +270,12 @@ function stepLine(label: string, r: StepResult): string {
 }
 
 function opsLine(r: StepResult): string {
-  return '      ' + Object.entries(r.byOp).map(([n, s]) => `${n} p99 ${fmt(s.p99, 0)}${s.errors ? ` (${s.errors} err)` : ''}`).join(', ');
+  return (
+    '      ' +
+    Object.entries(r.byOp)
+      .map(([n, s]) => `${n} p99 ${fmt(s.p99, 0)}${s.errors ? ` (${s.errors} err)` : ''}`)
+      .join(', ')
+  );
 }
 
 /** Heap-after-GC sampling through bench/cluster/heap-reporter.ts (SIGUSR2, one HEAP line back). */
@@ -230,7 +285,8 @@ function heapSampler() {
     onLine(index: number, line: string) {
       if (!line.startsWith('HEAP ')) return;
       const sample = JSON.parse(line.slice(5)) as { heapUsed: number; gc: boolean };
-      if (!sample.gc) console.warn(`process ${index} has no global.gc (start it with --expose-gc): heap figures include garbage`);
+      if (!sample.gc)
+        console.warn(`process ${index} has no global.gc (start it with --expose-gc): heap figures include garbage`);
       waiting.get(index)?.(sample.heapUsed);
       waiting.delete(index);
     },
@@ -260,11 +316,11 @@ export function heapVerdict(samples: number[][]): { grows: boolean; detail: stri
   const parts: string[] = [];
   let grows = false;
   for (let p = 0; p < processes; p++) {
-    const series = samples.map((s) => s[p]!).filter(Number.isFinite);
+    const series = samples.map((s) => s[p]).filter(Number.isFinite);
     if (series.length < 2) continue;
-    const first = series[0]!;
-    const last = series[series.length - 1]!;
-    const rising = series.length >= 3 && series.every((v, i) => i === 0 || v > series[i - 1]!);
+    const first = series[0];
+    const last = series[series.length - 1];
+    const rising = series.length >= 3 && series.every((v, i) => i === 0 || v > series[i - 1]);
     const floor = Math.max(2 * 1024 * 1024, first * 0.05);
     const g = rising && last - first > floor;
     grows ||= g;
@@ -286,7 +342,9 @@ export async function main(opts: LoadBenchOptions = parseArgs(process.argv.slice
   const configs = [...opts.instances];
   const soakOn = Math.max(...configs);
 
-  console.log(`load: PostgreSQL ${databaseUrl.replace(/\/\/[^@/]*@/, '//')}, Redis ${redisUrl}; open loop, ${opts.stepSeconds} s per step, requests due at a fixed rate and timed from when they were due`);
+  console.log(
+    `load: PostgreSQL ${databaseUrl.replace(/\/\/[^@/]*@/, '//')}, Redis ${redisUrl}; open loop, ${opts.stepSeconds} s per step, requests due at a fixed rate and timed from when they were due`,
+  );
   for (const n of configs) {
     const cluster = await startCluster({
       instances: n,
@@ -302,12 +360,26 @@ export async function main(opts: LoadBenchOptions = parseArgs(process.argv.slice
       fixture ??= await seed(databaseUrl);
       const build = workload(fixture);
       // Warm up: JIT, pools, site caches.
-      await runOpenLoop({ pools, rate: 50, durationMs: 2000, maxInFlight: MAX_IN_FLIGHT, timeoutMs: TIMEOUT_MS, build });
+      await runOpenLoop({
+        pools,
+        rate: 50,
+        durationMs: 2000,
+        maxInFlight: MAX_IN_FLIGHT,
+        timeoutMs: TIMEOUT_MS,
+        build,
+      });
       const steps: StepResult[] = [];
       if (opts.steps) {
         console.log(`\n== ${n} process${n > 1 ? 'es' : ''}`);
         for (const rate of opts.rates) {
-          const r = await runOpenLoop({ pools, rate, durationMs: opts.stepSeconds * 1000, maxInFlight: MAX_IN_FLIGHT, timeoutMs: TIMEOUT_MS, build });
+          const r = await runOpenLoop({
+            pools,
+            rate,
+            durationMs: opts.stepSeconds * 1000,
+            maxInFlight: MAX_IN_FLIGHT,
+            timeoutMs: TIMEOUT_MS,
+            build,
+          });
           steps.push(r);
           console.log(stepLine(`  ${n}p`, r));
           console.log(opsLine(r));
@@ -317,19 +389,32 @@ export async function main(opts: LoadBenchOptions = parseArgs(process.argv.slice
       results.push({ instances: n, steps });
 
       if (n === soakOn && soakSeconds > 0) {
-        console.log(`\n== soak: ${n} process${n > 1 ? 'es' : ''} at ${opts.soakRate} req/s for ${soakSeconds} s; heap used after a full GC every ${sampleEvery} s`);
+        console.log(
+          `\n== soak: ${n} process${n > 1 ? 'es' : ''} at ${opts.soakRate} req/s for ${soakSeconds} s; heap used after a full GC every ${sampleEvery} s`,
+        );
         soakSamples.push(await heap.sample(cluster));
-        console.log(`  t=   0 s  heap after GC: ${soakSamples[0]!.map((b, i) => `p${i} ${mb(b)} MB`).join('  ')}`);
-        for (let t = 0; t < soakSeconds; ) {
+        console.log(`  t=   0 s  heap after GC: ${soakSamples[0].map((b, i) => `p${i} ${mb(b)} MB`).join('  ')}`);
+        for (let t = 0; t < soakSeconds;) {
           const window = Math.min(sampleEvery, soakSeconds - t);
-          const r = await runOpenLoop({ pools, rate: opts.soakRate, durationMs: window * 1000, maxInFlight: MAX_IN_FLIGHT, timeoutMs: TIMEOUT_MS, build });
+          const r = await runOpenLoop({
+            pools,
+            rate: opts.soakRate,
+            durationMs: window * 1000,
+            maxInFlight: MAX_IN_FLIGHT,
+            timeoutMs: TIMEOUT_MS,
+            build,
+          });
           t += window;
           const h = await heap.sample(cluster);
           soakSamples.push(h);
-          console.log(`  t=${String(t).padStart(4)} s  heap after GC: ${h.map((b, i) => `p${i} ${mb(b)} MB`).join('  ')}   | ${stepLine('', r).trim()}`);
+          console.log(
+            `  t=${String(t).padStart(4)} s  heap after GC: ${h.map((b, i) => `p${i} ${mb(b)} MB`).join('  ')}   | ${stepLine('', r).trim()}`,
+          );
         }
         const v = heapVerdict(soakSamples);
-        console.log(`verdict: heap after GC ${v.grows ? 'GROWS step over step' : 'does not grow step over step'}: ${v.detail}`);
+        console.log(
+          `verdict: heap after GC ${v.grows ? 'GROWS step over step' : 'does not grow step over step'}: ${v.detail}`,
+        );
       }
     } finally {
       await Promise.all(pools.map((p) => p.close()));
@@ -338,7 +423,9 @@ export async function main(opts: LoadBenchOptions = parseArgs(process.argv.slice
   }
   if (results.length === 2 && opts.steps) {
     const [one, many] = results as [(typeof results)[0], (typeof results)[0]];
-    console.log(`\nachieved req/s by offered rate (${one.instances}p vs ${many.instances}p): ${opts.rates.map((r, i) => `${r}: ${fmt(one.steps[i]?.achieved ?? NaN, 0)} vs ${fmt(many.steps[i]?.achieved ?? NaN, 0)}`).join(', ')}`);
+    console.log(
+      `\nachieved req/s by offered rate (${one.instances}p vs ${many.instances}p): ${opts.rates.map((r, i) => `${r}: ${fmt(one.steps[i]?.achieved ?? NaN, 0)} vs ${fmt(many.steps[i]?.achieved ?? NaN, 0)}`).join(', ')}`,
+    );
   }
   return { results, soakSamples, heap: soakSamples.length ? heapVerdict(soakSamples) : undefined };
 }

@@ -65,7 +65,11 @@ export async function main(n = 200, keep?: string): Promise<ModeResult[]> {
   for (let i = 0; i < n; i++) {
     const answer = generateAnswer();
     const png = await renderChallenge(answer);
-    const files = { raw: path.join(dir, `${i}-${answer}.png`), pre: path.join(dir, `${i}-${answer}-pre.png`), open: path.join(dir, `${i}-${answer}-open.png`) };
+    const files = {
+      raw: path.join(dir, `${i}-${answer}.png`),
+      pre: path.join(dir, `${i}-${answer}-pre.png`),
+      open: path.join(dir, `${i}-${answer}-open.png`),
+    };
     await writeFile(files.raw, png);
     await writeFile(files.pre, await preprocess(png, 'pre'));
     await writeFile(files.open, await preprocess(png, 'open'));
@@ -85,7 +89,9 @@ export async function main(n = 200, keep?: string): Promise<ModeResult[]> {
   if (!keep) await rm(dir, { recursive: true, force: true });
   console.log(`tesseract on ${n} v1 assets (whitelist ${ANSWER_ALPHABET})`);
   for (const r of results) {
-    console.log(`  ${r.mode.padEnd(10)} solved ${String(r.solved).padStart(3)}/${n} = ${(r.solveRate * 100).toFixed(1).padStart(4)} %   chars right ${(r.charAccuracy * 100).toFixed(1)} %`);
+    console.log(
+      `  ${r.mode.padEnd(10)} solved ${String(r.solved).padStart(3)}/${n} = ${(r.solveRate * 100).toFixed(1).padStart(4)} %   chars right ${(r.charAccuracy * 100).toFixed(1)} %`,
+    );
   }
   const worst = Math.max(...results.map((r) => r.solveRate));
   console.log(`  target < 2 % in every mode: ${worst < 0.02 ? 'met' : 'NOT met'}`);
@@ -111,12 +117,18 @@ async function preprocess(png: Buffer, how: Exclude<Prep, 'raw'>): Promise<Buffe
   const img = await Jimp.fromBuffer(png);
   const { width: w, height: h, data } = img.bitmap;
   let sum = 0;
-  for (let i = 0; i < w * h; i++) sum += data[i * 4]!;
+  for (let i = 0; i < w * h; i++) sum += data[i * 4];
   const cut = (sum / (w * h)) * 0.75;
   let bin: Uint8Array = new Uint8Array(w * h);
-  for (let i = 0; i < w * h; i++) bin[i] = data[i * 4]! < cut ? 1 : 0;
+  for (let i = 0; i < w * h; i++) bin[i] = data[i * 4] < cut ? 1 : 0;
   if (how === 'pre') bin = neighbourhood(bin, w, h, (n) => n >= 5);
-  else bin = neighbourhood(neighbourhood(bin, w, h, (n) => n === 9), w, h, (n) => n > 0);
+  else
+    bin = neighbourhood(
+      neighbourhood(bin, w, h, (n) => n === 9),
+      w,
+      h,
+      (n) => n > 0,
+    );
   const up = new Uint8Array(w * h * 4);
   for (let y = 0; y < h * 2; y++) {
     for (let x = 0; x < w * 2; x++) up[y * w * 2 + x] = bin[(y >> 1) * w + (x >> 1)] ? 0 : 255;
@@ -130,7 +142,7 @@ function neighbourhood(bin: Uint8Array, w: number, h: number, rule: (count: numb
   for (let y = 1; y < h - 1; y++) {
     for (let x = 1; x < w - 1; x++) {
       let n = 0;
-      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) n += bin[(y + dy) * w + x + dx]!;
+      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) n += bin[(y + dy) * w + x + dx];
       out[y * w + x] = rule(n) ? 1 : 0;
     }
   }
@@ -140,7 +152,7 @@ function neighbourhood(bin: Uint8Array, w: number, h: number, rule: (count: numb
 async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
+    while (next < items.length) await fn(items[next++]);
   };
   await Promise.all(Array.from({ length: limit }, worker));
 }

@@ -45,7 +45,7 @@ function nativeRate(ms = 1500): number {
   const end = performance.now() + ms;
   let sink = 0;
   while (performance.now() < end) {
-    for (let k = 0; k < 2000; k++) sink ^= (hash('sha256', prefix + n++, 'buffer') as Buffer)[0]!;
+    for (let k = 0; k < 2000; k++) sink ^= (hash('sha256', prefix + n++, 'buffer') as Buffer)[0];
   }
   if (sink === -1) console.log('');
   return n / (ms / 1000);
@@ -68,7 +68,7 @@ async function wasmNodeRate(ms = 1500): Promise<number> {
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 
 /** A page server for the bench pages (another origin than the service). */
@@ -79,15 +79,31 @@ async function pageServer(pages: Map<string, string>) {
     res.end(body ?? '');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(r)) };
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 /** One Chromium worker's hashes/s on the widget's solver: a bench bundle of src/widget/work.ts. */
 async function workerRate(browser: Browser, origin: string, pages: Map<string, string>): Promise<number> {
-  const worker = await build({ entryPoints: [WORKER_ENTRY], bundle: true, minify: true, format: 'iife', platform: 'browser', target: WIDGET_TARGET, write: false, logLevel: 'silent' });
+  const worker = await build({
+    entryPoints: [WORKER_ENTRY],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    platform: 'browser',
+    target: WIDGET_TARGET,
+    write: false,
+    logLevel: 'silent',
+  });
   const page = await build({
-    stdin: { contents: `import { startWork } from './src/widget/work.ts'; window.benchWork = startWork;`, resolveDir: process.cwd(), loader: 'ts' },
-    define: { __AUDITCAPTCHA_WORK_WORKER__: JSON.stringify(worker.outputFiles[0]!.text) },
+    stdin: {
+      contents: `import { startWork } from './src/widget/work.ts'; window.benchWork = startWork;`,
+      resolveDir: process.cwd(),
+      loader: 'ts',
+    },
+    define: { __AUDITCAPTCHA_WORK_WORKER__: JSON.stringify(worker.outputFiles[0].text) },
     bundle: true,
     format: 'iife',
     platform: 'browser',
@@ -95,14 +111,21 @@ async function workerRate(browser: Browser, origin: string, pages: Map<string, s
     write: false,
     logLevel: 'silent',
   });
-  pages.set('/bench-work.js', page.outputFiles[0]!.text);
+  pages.set('/bench-work.js', page.outputFiles[0].text);
   pages.set('/rate', '<!doctype html><title>rate</title><script src="/bench-work.js"></script>');
   const tab = await browser.newPage();
   await tab.goto(`${origin}/rate`);
   const result = await tab.evaluate(async () => {
-    const w = window as unknown as { benchWork: (s: object, p?: unknown, o?: object) => { promise: Promise<{ solutions: string; ms: number; engine: string }> } };
+    const w = window as unknown as {
+      benchWork: (
+        s: object,
+        p?: unknown,
+        o?: object,
+      ) => { promise: Promise<{ solutions: string; ms: number; engine: string }> };
+    };
     await w.benchWork({ id: 'warmupwarmupwarmupwarm', count: 4, bits: 12 }, undefined, { workers: 1 }).promise;
-    const out = await w.benchWork({ id: 'benchbenchbenchbenchbe', count: 48, bits: 15 }, undefined, { workers: 1 }).promise;
+    const out = await w.benchWork({ id: 'benchbenchbenchbenchbe', count: 48, bits: 15 }, undefined, { workers: 1 })
+      .promise;
     const hashes = out.solutions.split(',').reduce((a, n) => a + Number(n) + 1, 0);
     return { hashes, ms: out.ms, engine: out.engine };
   });
@@ -146,32 +169,54 @@ export async function main(n = 20): Promise<void> {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const worker = await workerRate(browser, ps.origin, pages);
-    console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)} (wall-clock times below include waiting for a core)`);
+    console.log(
+      `machine: ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)} (wall-clock times below include waiting for a core)`,
+    );
     console.log('hash rates (SHA-256 of one sub-puzzle message, single core / single worker)');
     console.log(`  native, Node crypto.hash : ${Math.round(native).toLocaleString('en')} /s`);
     console.log(`  native, hash-wasm in Node: ${Math.round(wasmNode).toLocaleString('en')} /s`);
     console.log(`  Chromium worker (widget) : ${Math.round(worker).toLocaleString('en')} /s`);
-    console.log(`  ratio worker / Node crypto: ${(worker / native).toFixed(2)}  (target >= 0.33: ${worker / native >= 1 / 3 ? 'met' : 'NOT met'})`);
+    console.log(
+      `  ratio worker / Node crypto: ${(worker / native).toFixed(2)}  (target >= 0.33: ${worker / native >= 1 / 3 ? 'met' : 'NOT met'})`,
+    );
     console.log(`  ratio worker / fastest native: ${(worker / Math.max(native, wasmNode)).toFixed(2)}`);
 
     const { user } = await createKeyedUser(services, 'bench');
     const em = services.orm.em.fork();
     const sites: Record<string, string> = {};
-    for (const level of LEVELS) sites[level] = (await createSite(em, user.id, { name: level, origins: [ps.origin], security_level: level })).site.sitekey;
+    for (const level of LEVELS)
+      sites[level] = (
+        await createSite(em, user.id, { name: level, origins: [ps.origin], security_level: level })
+      ).site.sitekey;
     pages.set('/person', `<!doctype html><title>person</title><script src="${server.url}/widget.js"></script>`);
-    const context = await browser.newContext({ userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36' });
+    const context = await browser.newContext({
+      userAgent:
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36',
+    });
     const tab = await context.newPage();
     let address = 0;
     await tab.route(`${server.url}/api/**`, (route) =>
-      route.continue({ headers: { ...route.request().headers(), 'x-forwarded-for': `198.18.${address >> 8}.${address & 255}` } }),
+      route.continue({
+        headers: { ...route.request().headers(), 'x-forwarded-for': `198.18.${address >> 8}.${address & 255}` },
+      }),
     );
     await tab.goto(`${ps.origin}/person`);
     await tab.waitForFunction(() => !!window.auditcaptcha);
     const cores = await tab.evaluate(() => navigator.hardwareConcurrency);
-    console.log(`\na person's time to token in Chromium (v3 execute: challenge, environment program, work in ${cores} workers, token), n=${n}`);
+    console.log(
+      `\na person's time to token in Chromium (v3 execute: challenge, environment program, work in ${cores} workers, token), n=${n}`,
+    );
     for (const level of LEVELS) {
       const times: number[] = [];
       for (let i = 0; i < n + 1; i++) {
@@ -180,18 +225,23 @@ export async function main(n = 20): Promise<void> {
           const t = performance.now();
           await window.auditcaptcha!.execute(sitekey, { action: 'bench' });
           return performance.now() - t;
-        }, sites[level]!);
+        }, sites[level]);
         if (i > 0) times.push(ms); // the first warms up the worker bundle
       }
       const size = SECURITY_LEVELS[level];
       const p50 = pct(times, 50);
       const p95 = pct(times, 95);
-      const target = level === 'default' ? `  (target p50 <= 1000, p95 <= 2000: ${p50 <= 1000 && p95 <= 2000 ? 'met' : 'NOT met'})` : '';
-      console.log(`  ${level.padEnd(7)} ${size.count}x${size.bits} bits: p50 ${Math.round(p50)} ms  p95 ${Math.round(p95)} ms  p95/p50 ${(p95 / p50).toFixed(2)}${target}`);
+      const target =
+        level === 'default'
+          ? `  (target p50 <= 1000, p95 <= 2000: ${p50 <= 1000 && p95 <= 2000 ? 'met' : 'NOT met'})`
+          : '';
+      console.log(
+        `  ${level.padEnd(7)} ${size.count}x${size.bits} bits: p50 ${Math.round(p50)} ms  p95 ${Math.round(p95)} ms  p95/p50 ${(p95 / p50).toFixed(2)}${target}`,
+      );
     }
     await context.close();
 
-    console.log('\na bot\'s cost per token, native CPU-seconds (Node crypto, one core), measured over real solves');
+    console.log("\na bot's cost per token, native CPU-seconds (Node crypto, one core), measured over real solves");
     for (const level of LEVELS) {
       const base = SECURITY_LEVELS[level];
       const at30 = await sizeUnderLoad(level, 30);
@@ -205,9 +255,13 @@ export async function main(n = 20): Promise<void> {
         `  ${level.padEnd(7)} calm ${base.count}x${base.bits}: ${c0.toFixed(3)} CPU-s | 30/min from one /24 -> ${at30.count}x${at30.bits}: ${c30.toFixed(2)} CPU-s | ` +
           `120/min -> ${at120.count}x${at120.bits}: ${c120.toFixed(2)} CPU-s (${(c120 / c0).toFixed(0)}x)`,
       );
-      console.log(`          headless farm per 1,000 tokens (Chromium worker rate): ${farm(base)} CPU-h calm, ${farm(at120)} CPU-h at 120/min per /24`);
+      console.log(
+        `          headless farm per 1,000 tokens (Chromium worker rate): ${farm(base)} CPU-h calm, ${farm(at120)} CPU-h at 120/min per /24`,
+      );
       if (level === 'default') {
-        console.log(`          targets: >= 0.1 CPU-s calm: ${c0 >= 0.1 ? 'met' : 'NOT met'}; >= 10x at 120/min: ${c120 >= 10 * c0 ? 'met' : 'NOT met'}`);
+        console.log(
+          `          targets: >= 0.1 CPU-s calm: ${c0 >= 0.1 ? 'met' : 'NOT met'}; >= 10x at 120/min: ${c120 >= 10 * c0 ? 'met' : 'NOT met'}`,
+        );
       }
     }
   } finally {

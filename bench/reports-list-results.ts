@@ -29,7 +29,7 @@ import { listen } from '../facade/server.ts';
 const round = (n: number) => Math.round(n * 100) / 100;
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
 export async function main(): Promise<Record<string, { p50: number; p95: number; bytes: number }>> {
@@ -39,10 +39,19 @@ export async function main(): Promise<Record<string, { p50: number; p95: number;
   const adminUrl = process.env.BENCH_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
   const url = new URL(adminUrl);
   url.pathname = `/${process.env.BENCH_REPORTS_DATABASE || 'bench_reports'}`;
-  const config = loadConfig({ DATABASE_URL: url.toString(), TOKEN_KEY: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent', API_RATE_LIMIT: '100000000' });
+  const config = loadConfig({
+    DATABASE_URL: url.toString(),
+    TOKEN_KEY: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'silent',
+    API_RATE_LIMIT: '100000000',
+  });
   const services = await openServices(config, pino({ level: 'silent' }), { dataDir: null });
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 1 });
-  const server = await listen(createApp(services), { port: 0, host: '127.0.0.1', requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
+  const server = await listen(createApp(services), {
+    port: 0,
+    host: '127.0.0.1',
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+  });
   try {
     const em = services.orm.em.fork();
     const owner = await findUser(em, 'bench-owner@bench.test');
@@ -68,17 +77,26 @@ export async function main(): Promise<Record<string, { p50: number; p95: number;
     for (let i = 0; i < samples; i++) {
       for (const [name, p] of Object.entries(paths)) {
         const r = await get(p);
-        times[name]!.push(r.ms);
+        times[name].push(r.ms);
         bytes[name] = r.bytes;
       }
     }
     const out: Record<string, { p50: number; p95: number; bytes: number }> = {};
-    for (const name of Object.keys(paths)) out[name] = { p50: round(percentile(times[name]!, 50)), p95: round(percentile(times[name]!, 95)), bytes: bytes[name]! };
-    console.log(`${samples} interleaved samples each, keep-alive, load average ${loadavg()[0]!.toFixed(2)}`);
+    for (const name of Object.keys(paths))
+      out[name] = {
+        p50: round(percentile(times[name], 50)),
+        p95: round(percentile(times[name], 95)),
+        bytes: bytes[name],
+      };
+    console.log(`${samples} interleaved samples each, keep-alive, load average ${loadavg()[0].toFixed(2)}`);
     for (const [name, r] of Object.entries(out)) {
-      console.log(`${name.padEnd(6)} p50 ${r.p50.toFixed(2).padStart(8)} ms  p95 ${r.p95.toFixed(2).padStart(8)} ms  ${(r.bytes / 1024).toFixed(0).padStart(5)} KB`);
+      console.log(
+        `${name.padEnd(6)} p50 ${r.p50.toFixed(2).padStart(8)} ms  p95 ${r.p95.toFixed(2).padStart(8)} ms  ${(r.bytes / 1024).toFixed(0).padStart(5)} KB`,
+      );
     }
-    console.log(`rest/floor p50 ${round(out.rest!.p50 / out.floor!.p50)}x; trpc (parse and re-serialise) / rest p50 ${round(out.trpc!.p50 / out.rest!.p50)}x`);
+    console.log(
+      `rest/floor p50 ${round(out.rest.p50 / out.floor.p50)}x; trpc (parse and re-serialise) / rest p50 ${round(out.trpc.p50 / out.rest.p50)}x`,
+    );
     return out;
   } finally {
     await agent.close();

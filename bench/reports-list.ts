@@ -88,11 +88,16 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.ceil((p / 100) * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))]!;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))];
 }
 
 async function adminExecute<T = any>(adminUrl: string, fn: (run: (sql: string) => Promise<T[]>) => Promise<void>) {
-  const admin = await MikroORM.init({ clientUrl: adminUrl, entities: [], discovery: { warnWhenNoEntities: false }, pool: { min: 0, max: 1 } });
+  const admin = await MikroORM.init({
+    clientUrl: adminUrl,
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+    pool: { min: 0, max: 1 },
+  });
   try {
     await fn((sql) => admin.em.getConnection().execute(sql));
   } finally {
@@ -123,7 +128,14 @@ async function exec(em: EntityManager, sql: string, params: unknown[] = []): Pro
  * (grade from it, as gradeOf does), privacy, and generated_at up to 60 days after created_at.
  * created_at grows with id (30 s apart), as inserts would make it.
  */
-async function insertReports(em: EntityManager, userId: number, count: number, projects: number, salt: number, blobs: [string, string]): Promise<void> {
+async function insertReports(
+  em: EntityManager,
+  userId: number,
+  count: number,
+  projects: number,
+  salt: number,
+  blobs: [string, string],
+): Promise<void> {
   await exec(
     em,
     `insert into reports (user_id, url, project, result, score, results, privacy, password_hash, generated_at, created_at, updated_at)
@@ -167,7 +179,11 @@ async function realResults(): Promise<[string, string]> {
 }
 
 /** Seeds both users' reports and their project aggregates; returns seconds taken. */
-async function seed(services: OpenedServices, opts: Required<Pick<ReportsListBenchOptions, 'reports' | 'otherReports' | 'projects'>>, log: (s: string) => void) {
+async function seed(
+  services: OpenedServices,
+  opts: Required<Pick<ReportsListBenchOptions, 'reports' | 'otherReports' | 'projects'>>,
+  log: (s: string) => void,
+) {
   const started = performance.now();
   const blobs = await realResults();
   const em = services.orm.em.fork();
@@ -189,7 +205,9 @@ async function seed(services: OpenedServices, opts: Required<Pick<ReportsListBen
     await exec(tx, `set local synchronous_commit = off`);
     await insertReports(tx, owner.id, opts.reports, opts.projects, 0, blobs);
     await insertReports(tx, other.id, opts.otherReports, Math.max(1, Math.floor(opts.projects / 20)), 99_991, blobs);
-    log(`  inserted reports in ${round((performance.now() - started) / 1000, 1)} s; building ${indexes.length} indexes`);
+    log(
+      `  inserted reports in ${round((performance.now() - started) / 1000, 1)} s; building ${indexes.length} indexes`,
+    );
     for (const ix of indexes) await exec(tx, ix.indexdef);
     // Aggregates exactly as addToProject keeps them; created_at is the project's first report.
     await exec(
@@ -216,7 +234,8 @@ interface Shape {
 function shapes(project: string): Shape[] {
   const list: Shape[] = [{ shape: 'default', query: {} }];
   for (const sortBy of ['id', 'generated_at', 'url', 'result']) {
-    for (const sort of ['desc', 'asc']) list.push({ shape: `sort_by=${sortBy}&sort=${sort}`, query: { sort_by: sortBy, sort } });
+    for (const sort of ['desc', 'asc'])
+      list.push({ shape: `sort_by=${sortBy}&sort=${sort}`, query: { sort_by: sortBy, sort } });
   }
   list.push({ shape: `project=${project}`, query: { project } });
   list.push({ shape: 'result=good', query: { result: 'good' } });
@@ -224,9 +243,15 @@ function shapes(project: string): Shape[] {
   const extras: Shape[] = [
     { shape: `project=${project}&sort_by=url&sort=asc`, query: { project, sort_by: 'url', sort: 'asc' } },
     { shape: 'result=good&sort_by=generated_at', query: { result: 'good', sort_by: 'generated_at' } },
-    { shape: `search=${SEARCH_TERM}&sort_by=url&sort=asc`, query: { search: SEARCH_TERM, sort_by: 'url', sort: 'asc' } },
+    {
+      shape: `search=${SEARCH_TERM}&sort_by=url&sort=asc`,
+      query: { search: SEARCH_TERM, sort_by: 'url', sort: 'asc' },
+    },
     { shape: `search=${SEARCH_TERM}&sort_by=result`, query: { search: SEARCH_TERM, sort_by: 'result' } },
-    { shape: `search=${SEARCH_TERM}&sort_by=generated_at&sort=asc`, query: { search: SEARCH_TERM, sort_by: 'generated_at', sort: 'asc' } },
+    {
+      shape: `search=${SEARCH_TERM}&sort_by=generated_at&sort=asc`,
+      query: { search: SEARCH_TERM, sort_by: 'generated_at', sort: 'asc' },
+    },
     { shape: `search=${SEARCH_TERM}&result=good`, query: { search: SEARCH_TERM, result: 'good' } },
     { shape: `search=${RARE_TERM} (rare)`, query: { search: RARE_TERM } },
     { shape: `search=${RARE_TERM}&sort_by=url (rare)`, query: { search: RARE_TERM, sort_by: 'url' } },
@@ -274,7 +299,9 @@ export async function main(settings: ReportsListBenchOptions = {}): Promise<Repo
     let seedSeconds: number | null = null;
     const seeded = reseed || n !== reports;
     if (seeded) {
-      log(`seeding ${reports.toLocaleString('en')} + ${otherReports.toLocaleString('en')} reports over ${projects} projects into ${database}…`);
+      log(
+        `seeding ${reports.toLocaleString('en')} + ${otherReports.toLocaleString('en')} reports over ${projects} projects into ${database}…`,
+      );
       seedSeconds = round(await seed(services, { reports, otherReports, projects }, log), 1);
       log(`  seeded in ${seedSeconds} s`);
     } else {
@@ -292,7 +319,11 @@ export async function main(settings: ReportsListBenchOptions = {}): Promise<Repo
       [owner.id, owner.id],
     );
 
-    server = await listen(createApp(services), { port: 0, host: '127.0.0.1', requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
+    server = await listen(createApp(services), {
+      port: 0,
+      host: '127.0.0.1',
+      requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    });
     const origin = `http://127.0.0.1:${server.port}`;
 
     const get = async (query: Record<string, string>, key: string, path = '/api/v1/reports') => {
@@ -312,9 +343,12 @@ export async function main(settings: ReportsListBenchOptions = {}): Promise<Repo
     const theirSearch = await get({ search: 'host-', page: String(Math.ceil(otherReports / 100)) }, otherKey);
     if (mine.body.meta.total !== reports) throw new Error(`owner total ${mine.body.meta.total}, expected ${reports}`);
     for (const r of [theirs, theirSearch]) {
-      if (r.body.meta.total !== otherReports) throw new Error(`second user's total ${r.body.meta.total}, expected ${otherReports}`);
+      if (r.body.meta.total !== otherReports)
+        throw new Error(`second user's total ${r.body.meta.total}, expected ${otherReports}`);
     }
-    log(`scoping: owner sees ${mine.body.meta.total}, second user sees ${theirs.body.meta.total} (search: ${theirSearch.body.meta.total})`);
+    log(
+      `scoping: owner sees ${mine.body.meta.total}, second user sees ${theirs.body.meta.total} (search: ${theirSearch.body.meta.total})`,
+    );
 
     // The floor: an API-key route that reads no reports (auth, rate limit, routing, JSON).
     for (let i = 0; i < warmup * 4; i++) await get({}, ownerKey, '/api/v1/account');
@@ -328,7 +362,7 @@ export async function main(settings: ReportsListBenchOptions = {}): Promise<Repo
       for (const s of all) for (const page of [1, 100]) await get({ ...s.query, page: String(page) }, ownerKey);
     }
 
-    const loadStart = loadavg()[0]!.toFixed(2);
+    const loadStart = loadavg()[0].toFixed(2);
     const rows: ShapeResult[] = [];
     for (const s of all) {
       for (const page of [1, 100]) {
@@ -360,12 +394,21 @@ export async function main(settings: ReportsListBenchOptions = {}): Promise<Repo
     const allMet = rows.every((r) => r.meetsTarget !== false);
     if (print) {
       const width = Math.max(...rows.map((r) => r.shape.length));
-      console.log(`\n${samples} samples per shape after ${warmup} warm-up requests, sequential, keep-alive, per_page=100`);
+      console.log(
+        `\n${samples} samples per shape after ${warmup} warm-up requests, sequential, keep-alive, per_page=100`,
+      );
       console.log(`floor (GET /api/v1/account, no list): p50 ${baseline.p50} ms, p95 ${baseline.p95} ms`);
-      console.log(`load average at start ${loadStart}, at end ${loadavg()[0]!.toFixed(2)}`);
+      console.log(`load average at start ${loadStart}, at end ${loadavg()[0].toFixed(2)}`);
       console.log(`${'shape'.padEnd(width)}  page    p50 ms    p95 ms     total  p95<=${TARGET_MS}ms`);
       for (const r of rows) {
-        const met = r.meetsTarget === undefined ? (r.extra && r.page === 1 ? `(${r.p95 <= TARGET_MS ? 'yes' : 'no'}, extra)` : '') : r.meetsTarget ? 'yes' : 'NO';
+        const met =
+          r.meetsTarget === undefined
+            ? r.extra && r.page === 1
+              ? `(${r.p95 <= TARGET_MS ? 'yes' : 'no'}, extra)`
+              : ''
+            : r.meetsTarget
+              ? 'yes'
+              : 'NO';
         console.log(
           `${r.shape.padEnd(width)}  ${String(r.page).padStart(4)}  ${r.p50.toFixed(2).padStart(8)}  ${r.p95.toFixed(2).padStart(8)}  ${String(r.total).padStart(8)}  ${met}`,
         );

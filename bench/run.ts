@@ -1,6 +1,16 @@
 // `npm run bench`: runs every benchmark in turn and prints its figures. Each also runs alone:
 // npx tsx bench/<name>.ts. Pass names to run a subset: npm run bench -- siteverify asset
-const all = ['analyzer', 'asset', 'siteverify', 'hotpaths', 'reports-list', 'reports-list-results', 'ocr', 'lighthouse', 'pow'] as const;
+const all = [
+  'analyzer',
+  'asset',
+  'siteverify',
+  'hotpaths',
+  'reports-list',
+  'reports-list-results',
+  'ocr',
+  'lighthouse',
+  'pow',
+] as const;
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = wanted.length ? wanted : all;

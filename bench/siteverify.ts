@@ -41,7 +41,7 @@ export const BASELINE_REQUEST = {
 /** The median of `values`. */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /**
@@ -109,10 +109,25 @@ async function measureSiteverify(store: 'memory' | 'redis', redisUrl: string, ba
     const requests = Array.from({ length: TOKENS }, (_, i) => ({
       method: 'POST' as const,
       path: '/api/v1/siteverify',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` },
+      headers: {
+        'content-type': 'application/json',
+        'x-forwarded-for': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+      },
       body: JSON.stringify({
         secret: service.info.secret,
-        response: sealToken({ id: newTokenId(), site: service.info.sitekey, hostname: 'bench.example', iat: now, kind: 'v3', action: 'bench', score: 0.9, cdata: null }, key),
+        response: sealToken(
+          {
+            id: newTokenId(),
+            site: service.info.sitekey,
+            hostname: 'bench.example',
+            iat: now,
+            kind: 'v3',
+            action: 'bench',
+            score: 0.9,
+            cdata: null,
+          },
+          key,
+        ),
       }),
     }));
     const share = Math.floor(TOKENS / (ROUNDS + 1));
@@ -124,11 +139,23 @@ async function measureSiteverify(store: 'memory' | 'redis', redisUrl: string, ba
     window.fromUs = monotonicUs();
     const result = await alternate(
       ROUNDS,
-      () => runWrkMeasured(baseline.pid, { url: bareUrl, connections: CONNECTIONS, durationSec: DURATION_SEC, requests: [BASELINE_REQUEST] }),
+      () =>
+        runWrkMeasured(baseline.pid, {
+          url: bareUrl,
+          connections: CONNECTIONS,
+          durationSec: DURATION_SEC,
+          requests: [BASELINE_REQUEST],
+        }),
       async (round) => {
         const mine = requests.slice(share * (round + 1), share * (round + 2));
-        const r = await runWrkMeasured(service.child.pid!, { url, connections: CONNECTIONS, durationSec: DURATION_SEC, requests: mine });
-        if (r.requests > mine.length) console.log(`  (tokens ran out: ${r.requests - mine.length} repeats answered as spent; raise BENCH_TOKENS)`);
+        const r = await runWrkMeasured(service.child.pid!, {
+          url,
+          connections: CONNECTIONS,
+          durationSec: DURATION_SEC,
+          requests: mine,
+        });
+        if (r.requests > mine.length)
+          console.log(`  (tokens ran out: ${r.requests - mine.length} repeats answered as spent; raise BENCH_TOKENS)`);
         return r;
       },
     );
@@ -148,15 +175,24 @@ export async function main(): Promise<{ memory: number; redis?: number }> {
   else if (await redisReachable(redisUrl)) stores.push('redis');
   else console.log(`(Redis at ${redisUrl} unreachable: Redis variant skipped)`);
   const ratios: Record<string, number> = {};
-  console.log(`siteverify at ${CONNECTIONS} connections, wrk, ${ROUNDS} alternating rounds of ${DURATION_SEC} s (median shown); load average before: ${loadAverage()}`);
+  console.log(
+    `siteverify at ${CONNECTIONS} connections, wrk, ${ROUNDS} alternating rounds of ${DURATION_SEC} s (median shown); load average before: ${loadAverage()}`,
+  );
   const baseline = await startChild<{ port: number }>('bench/servers/bare-koa.ts');
   try {
     for (const store of stores) {
-      const { bare, service, ratio, ratios: each } = await measureSiteverify(store, redisUrl, { port: baseline.info.port, pid: baseline.child.pid! });
+      const {
+        bare,
+        service,
+        ratio,
+        ratios: each,
+      } = await measureSiteverify(store, redisUrl, { port: baseline.info.port, pid: baseline.child.pid! });
       ratios[store] = ratio;
       console.log(line('bare Koa JSON (baseline)', bare));
       console.log(line(`siteverify (${store})`, service));
-      console.log(`server CPU per request, siteverify/baseline (${store}): ${fmt(service.cpuUsPerRequest / bare.cpuUsPerRequest, 2)} (the inverse bounds the ratio on an idle machine)`);
+      console.log(
+        `server CPU per request, siteverify/baseline (${store}): ${fmt(service.cpuUsPerRequest / bare.cpuUsPerRequest, 2)} (the inverse bounds the ratio on an idle machine)`,
+      );
       console.log(
         `ratio siteverify/baseline (${store}): ${fmt(ratio, 2)} [rounds ${each.map((r) => fmt(r, 2)).join(' ')}] (target >= 0.5${ratio >= 0.5 ? ', met' : ', NOT met'}); p99 ${fmt(service.p99, 1)} ms (target <= 20${service.p99 <= 20 ? ', met' : ', NOT met'}); load average ${loadAverage()}`,
       );
@@ -164,7 +200,7 @@ export async function main(): Promise<{ memory: number; redis?: number }> {
   } finally {
     await baseline.stop();
   }
-  return { memory: ratios.memory!, redis: ratios.redis };
+  return { memory: ratios.memory, redis: ratios.redis };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

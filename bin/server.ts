@@ -27,8 +27,20 @@ async function main(): Promise<void> {
     console.log(`API key (shown once, keep it): ${initial.key}`);
   }
   const app = createApp(services);
-  const server = await listen(app, { port: config.PORT, host: config.HOST, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
-  log.info({ port: server.port, host: config.HOST, database: config.embedded ? 'pglite' : 'postgresql', store: services.stores.kind }, 'listening');
+  const server = await listen(app, {
+    port: config.PORT,
+    host: config.HOST,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+  });
+  log.info(
+    {
+      port: server.port,
+      host: config.HOST,
+      database: config.embedded ? 'pglite' : 'postgresql',
+      store: services.stores.kind,
+    },
+    'listening',
+  );
   console.log(`Listening on http://localhost:${server.port} (API reference: /api/docs)`);
   if (config.embedded) await startDemo(services, server.port);
 

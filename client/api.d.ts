@@ -3378,6 +3378,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
             /** @description `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
             413: {
                 headers: {

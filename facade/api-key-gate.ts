@@ -23,7 +23,10 @@ export function apiKeyGate(services: Services, opts: { cost?: (ctx: Context) => 
   });
   return async (ctx, next) => {
     const em = contextFromKoa(services, ctx).em;
-    ctx.state.apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined, { stores: services.stores, log: services.log });
+    ctx.state.apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined, {
+      stores: services.stores,
+      log: services.log,
+    });
     // A request doing `cost` calls (a /trpc batch) counts as that many; past the limit the
     // whole request is refused.
     const cost = opts.cost?.(ctx) ?? 1;

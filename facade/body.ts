@@ -25,7 +25,7 @@ export function bodyParser(limitBytes: number): Middleware {
     jsonLimit: limitBytes,
     formLimit: limitBytes,
     queryString: { depth: 3, parameterLimit: 200, arrayLimit: 50 },
-  } as Parameters<typeof koaBody>[0]);
+  });
   return async (ctx, next) => {
     if (hasBody(ctx.req) && !ctx.is('application/json', 'application/x-www-form-urlencoded', '+json')) {
       throw new AppError(

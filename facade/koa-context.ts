@@ -46,10 +46,14 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
       acceptLanguage: header('Accept-Language'),
       secFetchSite: header('Sec-Fetch-Site'),
     },
-    lazyEntityManager(services.orm.em as EntityManager),
+    lazyEntityManager(services.orm.em),
   );
   // The request's child logger is made only if a procedure logs.
-  Object.defineProperty(inner, 'log', { get: () => ctx.state.log ?? services.log, enumerable: true, configurable: true });
+  Object.defineProperty(inner, 'log', {
+    get: () => ctx.state.log ?? services.log,
+    enumerable: true,
+    configurable: true,
+  });
   if (ctx.state.apiKey) inner.apiKey = ctx.state.apiKey;
   ctx.state.inner = inner;
   return inner;

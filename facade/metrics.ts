@@ -25,7 +25,7 @@ export function routeLabel(ctx: Context): string {
   if (typeof routed._matchedRoute === 'string') return routed._matchedRoute;
   const layers = routed.matched ?? [];
   for (let i = layers.length - 1; i >= 0; i--) {
-    if (layers[i]!.methods.length > 0 && typeof layers[i]!.path === 'string') return layers[i]!.path as string;
+    if (layers[i].methods.length > 0 && typeof layers[i].path === 'string') return layers[i].path as string;
   }
   if (ctx.path === '/trpc' || ctx.path.startsWith('/trpc/')) return '/trpc';
   return 'unmatched';
@@ -66,7 +66,9 @@ export function metricsMiddleware(services: Services): Middleware {
       throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed.', { headers: { Allow: 'GET, HEAD' } });
     }
     if (config.METRICS_TOKEN && !bearerMatches(ctx.get('Authorization'), config.METRICS_TOKEN)) {
-      throw new AppError('UNAUTHORIZED', 'A valid metrics token is required.', { headers: { 'WWW-Authenticate': 'Bearer' } });
+      throw new AppError('UNAUTHORIZED', 'A valid metrics token is required.', {
+        headers: { 'WWW-Authenticate': 'Bearer' },
+      });
     }
     const body = await metrics.registry.metrics();
     ctx.set('Cache-Control', 'no-store');

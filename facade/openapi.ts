@@ -148,7 +148,8 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl = '/'): OpenAPIO
     if (!route.aliasOf) continue;
     const item = paths[route.path];
     const op = item?.[route.aliasOf.toLowerCase()];
-    if (item && op) item[route.method.toLowerCase()] = { ...op, operationId: `${op.operationId}-${route.method.toLowerCase()}` };
+    if (item && op)
+      item[route.method.toLowerCase()] = { ...op, operationId: `${op.operationId}-${route.method.toLowerCase()}` };
   }
   // trpc-to-openapi documents 200 and its own error shapes; the routes answer what the
   // facade makes of meta: the success status, our error body, and their headers.

@@ -13,7 +13,10 @@ function html(ctx: Context, status: number, body: string) {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = body;
@@ -50,24 +53,33 @@ export function pagesRouter(services: Services): Router {
     const shared = await loadSharedReport(contextFromKoa(services, ctx).em, reportParam(ctx), password);
     if (shared.kind === 'missing') return html(ctx, 404, notFoundPage);
     if (shared.kind === 'visible') return html(ctx, 200, renderReportPage(shared.report));
-    return html(ctx, password === undefined ? 200 : 401, renderPasswordPage(shared.shareId, password === undefined ? undefined : 'That password is not right.'));
+    return html(
+      ctx,
+      password === undefined ? 200 : 401,
+      renderPasswordPage(shared.shareId, password === undefined ? undefined : 'That password is not right.'),
+    );
   };
 
   r.get('/reports/:id', (ctx) => show(ctx));
-  r.post('/reports/:id', async (ctx, next) => {
-    try {
-      await attempts(ctx, next);
-    } catch (err) {
-      // The same decision as every other route (status, Retry-After), answered as a page.
-      const res = toErrorResponse(err);
-      if (res.body.code !== 'ERR_RATE_LIMITED') throw err;
-      ctx.set(res.headers);
-      return html(ctx, 429, tooManyAttemptsPage);
-    }
-  }, bodyParser(16 * 1024), async (ctx) => {
-    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
-    const password = typeof body.password === 'string' ? body.password : '';
-    await show(ctx, password);
-  });
+  r.post(
+    '/reports/:id',
+    async (ctx, next) => {
+      try {
+        await attempts(ctx, next);
+      } catch (err) {
+        // The same decision as every other route (status, Retry-After), answered as a page.
+        const res = toErrorResponse(err);
+        if (res.body.code !== 'ERR_RATE_LIMITED') throw err;
+        ctx.set(res.headers);
+        return html(ctx, 429, tooManyAttemptsPage);
+      }
+    },
+    bodyParser(16 * 1024),
+    async (ctx) => {
+      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+      const password = typeof body.password === 'string' ? body.password : '';
+      await show(ctx, password);
+    },
+  );
   return r;
 }

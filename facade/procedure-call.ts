@@ -54,15 +54,25 @@ export const validateEveryOutput = process.env.VITEST !== undefined;
  * and without the output parser where `validateOutput` is off. /trpc keeps tRPC's own caller.
  */
 export function procedureCaller(router: AnyRouter, path: string, opts: ProcedureCallOptions) {
-  const procedure = (router._def.procedures as Record<string, { _def: { middlewares: DefMiddleware[]; meta: unknown; type: 'query' | 'mutation' } }>)[path];
+  const procedure = (
+    router._def.procedures as Record<
+      string,
+      { _def: { middlewares: DefMiddleware[]; meta: unknown; type: 'query' | 'mutation' } }
+    >
+  )[path];
   if (!procedure) throw new Error(`no procedure ${path}`);
   const { meta, type } = procedure._def;
   const validate = opts.validateOutput || validateEveryOutput;
   const chain = procedure._def.middlewares.filter((m) => validate || m._type !== 'output');
 
-  async function step(index: number, ctx: unknown, input: unknown, getRawInput: () => Promise<unknown>): Promise<MiddlewareResult> {
+  async function step(
+    index: number,
+    ctx: unknown,
+    input: unknown,
+    getRawInput: () => Promise<unknown>,
+  ): Promise<MiddlewareResult> {
     try {
-      return await chain[index]!({
+      return await chain[index]({
         ctx,
         type,
         path,

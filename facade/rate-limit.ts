@@ -35,7 +35,7 @@ export function rateLimit(stores: Stores, opts: LimitOptions): Middleware {
     max: opts.max,
     id: opts.id,
     namespace: `${stores.keyPrefix}rl:${opts.name}`,
-  } as Parameters<typeof ratelimit>[0]);
+  });
   return async (ctx, next) => {
     let passed = false;
     try {

@@ -57,7 +57,10 @@ export function requestLog(log: Logger): Middleware {
       for (const fn of state.done) fn();
       if (!logLine) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      state.log.info({ method: ctx.method, path: ctx.path, status: ctx.res.statusCode, ms: Math.round(ms * 10) / 10, ip: ctx.ip }, 'request');
+      state.log.info(
+        { method: ctx.method, path: ctx.path, status: ctx.res.statusCode, ms: Math.round(ms * 10) / 10, ip: ctx.ip },
+        'request',
+      );
     };
     onFinished(ctx.res, done);
     await next();

@@ -20,7 +20,9 @@ import { procedureCaller } from './procedure-call.ts';
  * routes answer from literals their modules build, so they skip it (tests run it everywhere).
  */
 function invoker(router: AnyRouter, route: RouteEntry) {
-  return procedureCaller(router, route.procedurePath, { validateOutput: route.meta.auth !== 'origin' && route.meta.auth !== 'secret' });
+  return procedureCaller(router, route.procedurePath, {
+    validateOutput: route.meta.auth !== 'origin' && route.meta.auth !== 'secret',
+  });
 }
 
 /**
@@ -32,9 +34,15 @@ const fieldsInBodyOnly: Middleware = async (ctx, next) => {
   const names = Object.keys(ctx.query);
   if (names.length) {
     const shown = names.slice(0, 10).map((n) => n.slice(0, 64));
-    throw new AppError('BAD_REQUEST', `Send fields in the request body, not the query string (got ${shown.join(', ')}).`, {
-      errors: Object.fromEntries(shown.map((n) => [n, ['Send this field in the request body, not the query string.']])),
-    });
+    throw new AppError(
+      'BAD_REQUEST',
+      `Send fields in the request body, not the query string (got ${shown.join(', ')}).`,
+      {
+        errors: Object.fromEntries(
+          shown.map((n) => [n, ['Send this field in the request body, not the query string.']]),
+        ),
+      },
+    );
   }
   return next();
 };

@@ -32,11 +32,10 @@ export function buildRouteTable(router: AnyRouter): RouteEntry[] {
     const type = procedure._def.type;
     if (type !== 'query' && type !== 'mutation') continue;
     const parser = (procedure._def as { inputs?: unknown[] }).inputs?.[0] as
-      | { safeParse(v: unknown): { success: boolean } }
-      | undefined;
+      { safeParse(v: unknown): { success: boolean } } | undefined;
     const voidInput = !parser || (parser.safeParse(undefined).success && !parser.safeParse({}).success);
     const entry: RouteEntry = {
-      method: meta.openapi.method as HttpMethod,
+      method: meta.openapi.method,
       path: meta.openapi.path,
       routerPath: meta.openapi.path.replace(/\{(\w+)\}/g, ':$1'),
       procedurePath,

@@ -17,8 +17,14 @@ export function systemRouter(services: Services, router: AnyRouter): Router {
       services.orm.em
         .getConnection()
         .execute('select 1')
-        .then(() => 'ok' as const, () => 'down' as const),
-      withTimeout(services.stores.ping(), 2000).then(() => 'ok' as const, () => 'down' as const),
+        .then(
+          () => 'ok' as const,
+          () => 'down' as const,
+        ),
+      withTimeout(services.stores.ping(), 2000).then(
+        () => 'ok' as const,
+        () => 'down' as const,
+      ),
     ]);
     const ready = database === 'ok' && store === 'ok';
     ctx.status = ready ? 200 : 503;

@@ -31,7 +31,10 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
     }
     const paths = calledPaths(ctx.path, prefix);
     if (paths.length > MAX_TRPC_BATCH) {
-      throw new AppError('BAD_REQUEST', `A /trpc batch may carry at most ${MAX_TRPC_BATCH} calls; this one has ${paths.length}.`);
+      throw new AppError(
+        'BAD_REQUEST',
+        `A /trpc batch may carry at most ${MAX_TRPC_BATCH} calls; this one has ${paths.length}.`,
+      );
     }
     // Typed clients get the API-key procedures. Browser and siteverify procedures are served
     // by their REST routes only, where their origin checks and per-address limits apply.
@@ -56,7 +59,7 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
       maxBodySize: services.config.BODY_LIMIT_BYTES,
       maxBatchSize: MAX_TRPC_BATCH,
       createContext: () => inner,
-      onError: ({ error }: { error: import("@trpc/server").TRPCError }) => {
+      onError: ({ error }: { error: import('@trpc/server').TRPCError }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') inner.log.error({ err: error.cause ?? error }, 'trpc error');
       },
     } as never);

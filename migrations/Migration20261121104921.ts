@@ -1,11 +1,12 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261121104921 extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`drop index "reports_url_trgm";`);
 
-    this.addSql(`alter table "reports" add column "url_lower" text generated always as (lower((url)::text)) stored null;`);
+    this.addSql(
+      `alter table "reports" add column "url_lower" text generated always as (lower((url)::text)) stored null;`,
+    );
     this.addSql(`create index "reports_url_lower_trgm" on "reports" using gin ("url_lower" gin_trgm_ops);`);
     // A finer histogram for LIKE '%term%' estimates: with the default 100 buckets a term in ~1%
     // of the rows is often estimated at 0.01%, and the search then reads every match through
@@ -19,5 +20,4 @@ export class Migration20261121104921 extends Migration {
 
     this.addSql(`create index "reports_url_trgm" on "reports" using gin ("url" gin_trgm_ops);`);
   }
-
 }

@@ -51,12 +51,30 @@ const renamed: Record<string, [string, string]> = {
 
 /** new id -> phpRank's error key (title and headings are decided per report below). */
 const errorKeys: Record<string, string> = {
-  meta_description: 'missing', content_keywords: 'missing', image_keywords: 'missing', seo_friendly_url: 'bad_format',
-  '404_page': 'missing', noindex: 'missing', in_page_links: 'too_many', language: 'missing', favicon: 'missing',
-  text_compression: 'missing', load_time: 'too_slow', page_size: 'too_large', http_requests: 'too_many',
-  image_format: 'bad_format', defer_javascript: 'missing', dom_size: 'too_many', https_encryption: 'missing',
-  structured_data: 'missing', meta_viewport: 'missing', charset: 'missing', social: 'missing', content_length: 'too_few',
-  text_html_ratio: 'too_small', deprecated_html_tags: 'bad_tags',
+  meta_description: 'missing',
+  content_keywords: 'missing',
+  image_keywords: 'missing',
+  seo_friendly_url: 'bad_format',
+  '404_page': 'missing',
+  noindex: 'missing',
+  in_page_links: 'too_many',
+  language: 'missing',
+  favicon: 'missing',
+  text_compression: 'missing',
+  load_time: 'too_slow',
+  page_size: 'too_large',
+  http_requests: 'too_many',
+  image_format: 'bad_format',
+  defer_javascript: 'missing',
+  dom_size: 'too_many',
+  https_encryption: 'missing',
+  structured_data: 'missing',
+  meta_viewport: 'missing',
+  charset: 'missing',
+  social: 'missing',
+  content_length: 'too_few',
+  text_html_ratio: 'too_small',
+  deprecated_html_tags: 'bad_tags',
 };
 
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
@@ -77,8 +95,12 @@ function weightsInForce(): Record<'high' | 'medium' | 'low', number> {
 
 export class Migration20261122220300 extends Migration {
   override async up(): Promise<void> {
-    const ids = Object.entries(renamed).map(([o, [n, imp]]) => `(${lit(o)}, ${lit(n)}, ${lit(imp)})`).join(', ');
-    const keys = Object.entries(errorKeys).map(([id, key]) => `(${lit(id)}, ${lit(key)})`).join(', ');
+    const ids = Object.entries(renamed)
+      .map(([o, [n, imp]]) => `(${lit(o)}, ${lit(n)}, ${lit(imp)})`)
+      .join(', ');
+    const keys = Object.entries(errorKeys)
+      .map(([id, key]) => `(${lit(id)}, ${lit(key)})`)
+      .join(', ');
     const w = weightsInForce();
     this.addSql(`
 with old as (
@@ -151,7 +173,9 @@ where p.user_id = a.user_id and p.name = a.project;`);
   override async down(): Promise<void> {
     // Back to arrays by category under the old ids. Scores, grades and the scheme of `url`
     // (taken back from results.seo_friendly_url.value where present) are not restored exactly.
-    const ids = Object.entries(renamed).map(([o, [n]]) => `(${lit(o)}, ${lit(n)})`).join(', ');
+    const ids = Object.entries(renamed)
+      .map(([o, [n]]) => `(${lit(o)}, ${lit(n)})`)
+      .join(', ');
     this.addSql(`
 with ids(old_id, new_id) as (values ${ids}),
 flat as (

@@ -28,7 +28,13 @@ export const challengesRouter = router({
   /** v1: an explicit image challenge. */
   create: originProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/challenges', summary: 'Create an explicit (image) challenge', tags: ['challenges'], protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/challenges',
+        summary: 'Create an explicit (image) challenge',
+        tags: ['challenges'],
+        protect: false,
+      },
       rateLimit: perMinute(60),
       successStatus: 201,
     })
@@ -42,7 +48,13 @@ export const challengesRouter = router({
 
   asset: originProcedure
     .meta({
-      openapi: { method: 'GET', path: '/api/v1/challenges/{challenge}/asset', summary: 'The challenge image (PNG)', tags: ['challenges'], protect: false },
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/challenges/{challenge}/asset',
+        summary: 'The challenge image (PNG)',
+        tags: ['challenges'],
+        protect: false,
+      },
       rateLimit: perMinute(120),
       responseType: 'image/png',
     })
@@ -52,7 +64,13 @@ export const challengesRouter = router({
 
   verify: originProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/challenges/{challenge}/verify', summary: 'Answer an image challenge', tags: ['challenges'], protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/challenges/{challenge}/verify',
+        summary: 'Answer an image challenge',
+        tags: ['challenges'],
+        protect: false,
+      },
       rateLimit: perMinute(60),
     })
     .input(
@@ -60,7 +78,9 @@ export const challengesRouter = router({
         challenge: challengeId,
         answer: z.string().max(32).optional(),
         /** The way through without the image: the longer proof of `no_image` work instead of an answer. */
-        no_image: z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]).optional(),
+        no_image: z
+          .union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')])
+          .optional(),
         ...proofFields,
       }),
     )
@@ -69,7 +89,13 @@ export const challengesRouter = router({
 
   regenerate: originProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/challenges/{challenge}/regenerate', summary: 'A new image for the challenge', tags: ['challenges'], protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/challenges/{challenge}/regenerate',
+        summary: 'A new image for the challenge',
+        tags: ['challenges'],
+        protect: false,
+      },
       rateLimit: perMinute(30),
     })
     .input(z.object({ challenge: challengeId }))
@@ -79,7 +105,13 @@ export const challengesRouter = router({
   /** v2: the server decides (pass, proof-of-work, or an image challenge). */
   managed: originProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v2/challenges', summary: 'Issue a managed challenge', tags: ['challenges'], protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/api/v2/challenges',
+        summary: 'Issue a managed challenge',
+        tags: ['challenges'],
+        protect: false,
+      },
       rateLimit: perMinute(60),
       successStatus: 201,
     })
@@ -89,7 +121,13 @@ export const challengesRouter = router({
 
   managedVerify: originProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v2/challenges/{challenge}/verify', summary: 'Complete a managed challenge (proof of work and environment proof)', tags: ['challenges'], protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/api/v2/challenges/{challenge}/verify',
+        summary: 'Complete a managed challenge (proof of work and environment proof)',
+        tags: ['challenges'],
+        protect: false,
+      },
       rateLimit: perMinute(60),
     })
     .input(z.object({ challenge: challengeId, ...proofFields, telemetry }))
@@ -99,7 +137,13 @@ export const challengesRouter = router({
   /** v3: an opaque score token; the score is revealed only by siteverify. */
   score: originProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v3/challenges', summary: 'Issue an opaque score token (first a work challenge, then the token for its proof)', tags: ['challenges'], protect: false },
+      openapi: {
+        method: 'POST',
+        path: '/api/v3/challenges',
+        summary: 'Issue an opaque score token (first a work challenge, then the token for its proof)',
+        tags: ['challenges'],
+        protect: false,
+      },
       rateLimit: perMinute(60),
       // A proof already spent, or expired: 404, like a spent challenge.
       errorCodes: ['ERR_NOT_FOUND'],

@@ -42,14 +42,27 @@ export const projectsRouter = router({
         perPage: input.per_page,
         total,
         path: listPath(ctx.config.PUBLIC_URL, '/api/v1/projects'),
-        query: { search: input.search || undefined, search_by: input.search_by, sort_by: input.sort_by, sort: input.sort, per_page: input.per_page },
+        query: {
+          search: input.search || undefined,
+          search_by: input.search_by,
+          sort_by: input.sort_by,
+          sort: input.sort,
+          per_page: input.per_page,
+        },
       });
       return { ...page, status: 200 as const };
     }),
 
   /** Deletes a project and all of its reports. */
   delete: apiKeyProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/v1/projects/{project}', summary: 'Delete a project and its reports', tags: ['projects'] } })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/v1/projects/{project}',
+        summary: 'Delete a project and its reports',
+        tags: ['projects'],
+      },
+    })
     .input(z.object({ project: z.string().min(1).max(253) }))
     .output(deleted('project', z.string()))
     .mutation(async ({ ctx, input }) => {

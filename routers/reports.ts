@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { apiKeyProcedure, router } from './trpc.ts';
 import { deleted, okStatus, oneOf, pageNumber, paginated, perPage, searchTerm, sortDirection } from './schemas.ts';
-import { countReportList, deleteReport, describeListedReport, describeReport, getReport, listReports } from '../src/reports/reports.ts';
+import {
+  countReportList,
+  deleteReport,
+  describeListedReport,
+  describeReport,
+  getReport,
+  listReports,
+} from '../src/reports/reports.ts';
 import { createReportFromRequest, updateReportFromRequest } from '../src/reports/requests.ts';
 import { buildPage, listPath, pageWindow } from '../src/reports/pagination.ts';
 import { storedUrlSearch } from '../src/reports/urls.ts';
@@ -45,9 +52,15 @@ const listedResults = z
 const listItem = report.extend({ results: listedResults });
 
 const privacy = oneOf('privacy', ['0', '1', '2']).transform((v) => Number(v) as Privacy);
-const password = z.string().max(200).optional().transform((v) => (v === '' ? undefined : v));
+const password = z
+  .string()
+  .max(200)
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
 /** Our extension (not in SPEC.md): render=1 renders the page in Chromium, render=0 does not; absent, ANALYZER_RENDER decides. */
-const render = oneOf('render', ['0', '1']).optional().transform((v) => (v === undefined ? undefined : v === '1'));
+const render = oneOf('render', ['0', '1'])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === '1'));
 /** Path ids are digits; anything else names no report (404, never a validation error). */
 const reportId = z.coerce.string();
 
@@ -91,22 +104,27 @@ export const reportsRouter = router({
       const [total, found] = query.search
         ? await Promise.all([countReportList(ctx.em, ctx.user.id, query), listReports(ctx.em, ctx.user.id, query)])
         : [await countReportList(ctx.em, ctx.user.id, query), undefined];
-      const rows = pageWindow(input.page, input.per_page, total).empty ? [] : (found ?? (await listReports(ctx.em, ctx.user.id, query)));
-      const page = buildPage(rows.map((r) => describeListedReport(r, ctx.config.PUBLIC_URL)), {
-        page: input.page,
-        perPage: input.per_page,
-        total,
-        path: listPath(ctx.config.PUBLIC_URL, '/api/v1/reports'),
-        query: {
-          search: input.search || undefined,
-          search_by: input.search_by,
-          project: query.project,
-          result: input.result,
-          sort_by: input.sort_by,
-          sort: input.sort,
-          per_page: input.per_page,
+      const rows = pageWindow(input.page, input.per_page, total).empty
+        ? []
+        : (found ?? (await listReports(ctx.em, ctx.user.id, query)));
+      const page = buildPage(
+        rows.map((r) => describeListedReport(r, ctx.config.PUBLIC_URL)),
+        {
+          page: input.page,
+          perPage: input.per_page,
+          total,
+          path: listPath(ctx.config.PUBLIC_URL, '/api/v1/reports'),
+          query: {
+            search: input.search || undefined,
+            search_by: input.search_by,
+            project: query.project,
+            result: input.result,
+            sort_by: input.sort_by,
+            sort: input.sort,
+            per_page: input.per_page,
+          },
         },
-      });
+      );
       return { ...page, status: 200 as const };
     }),
 
@@ -115,12 +133,21 @@ export const reportsRouter = router({
     .meta({ openapi: { method: 'GET', path: '/api/v1/reports/{id}', summary: 'Read a report', tags: ['reports'] } })
     .input(z.object({ id: reportId }))
     .output(single)
-    .query(async ({ ctx, input }) => ({ data: describeReport(await getReport(ctx.em, ctx.user.id, parseId(input.id)), ctx.config.PUBLIC_URL), status: 200 as const })),
+    .query(async ({ ctx, input }) => ({
+      data: describeReport(await getReport(ctx.em, ctx.user.id, parseId(input.id)), ctx.config.PUBLIC_URL),
+      status: 200 as const,
+    })),
 
   /** Fetches and audits the URL, then stores the report. */
   create: apiKeyProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/reports', summary: 'Create a report', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/reports',
+        summary: 'Create a report',
+        tags: ['reports'],
+        contentTypes: ['application/x-www-form-urlencoded', 'application/json'],
+      },
       successStatus: 201,
       errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY'],
     })
@@ -134,11 +161,25 @@ export const reportsRouter = router({
   /** Changes privacy or password, or re-runs the analysis with results=1. */
   update: apiKeyProcedure
     .meta({
-      openapi: { method: 'PUT', path: '/api/v1/reports/{id}', summary: 'Update a report (PUT or PATCH)', tags: ['reports'], contentTypes: ['application/x-www-form-urlencoded', 'application/json'] },
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/reports/{id}',
+        summary: 'Update a report (PUT or PATCH)',
+        tags: ['reports'],
+        contentTypes: ['application/x-www-form-urlencoded', 'application/json'],
+      },
       aliasMethods: ['PATCH'],
       errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY'],
     })
-    .input(z.object({ id: reportId, privacy: privacy.optional(), password, results: oneOf('results', ['0', '1']).default('0'), render }))
+    .input(
+      z.object({
+        id: reportId,
+        privacy: privacy.optional(),
+        password,
+        results: oneOf('results', ['0', '1']).default('0'),
+        render,
+      }),
+    )
     .output(single)
     .mutation(async ({ ctx, input }) => {
       const updated = await updateReportFromRequest(ctx, ctx.user.id, parseId(input.id), {
@@ -152,7 +193,9 @@ export const reportsRouter = router({
 
   /** Deletes the report. */
   delete: apiKeyProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/v1/reports/{id}', summary: 'Delete a report', tags: ['reports'] } })
+    .meta({
+      openapi: { method: 'DELETE', path: '/api/v1/reports/{id}', summary: 'Delete a report', tags: ['reports'] },
+    })
     .input(z.object({ id: reportId }))
     .output(deleted('report', z.number().int()))
     .mutation(async ({ ctx, input }) => {

@@ -41,7 +41,9 @@ export const sitesRouter = router({
         siteverifyPerMinute,
       }),
     )
-    .mutation(async ({ ctx, input }) => ({ data: describeSite(await updateSite(ctx.em, ctx.user.id, input.sitekey, input)) })),
+    .mutation(async ({ ctx, input }) => ({
+      data: describeSite(await updateSite(ctx.em, ctx.user.id, input.sitekey, input)),
+    })),
   /** A new secret; the old one stops working at once. */
   rotateSecret: apiKeyProcedure.input(z.object({ sitekey })).mutation(async ({ ctx, input }) => {
     const { site, secret } = await rotateSecret(ctx.em, ctx.user.id, input.sitekey);

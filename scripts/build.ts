@@ -12,7 +12,15 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export async function build(outDir = path.join(root, 'dist')): Promise<void> {
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const args = [tsc, '-p', path.join(root, 'tsconfig.build.json'), '--outDir', outDir, '--tsBuildInfoFile', path.join(outDir, '.tsbuildinfo')];
+  const args = [
+    tsc,
+    '-p',
+    path.join(root, 'tsconfig.build.json'),
+    '--outDir',
+    outDir,
+    '--tsBuildInfoFile',
+    path.join(outDir, '.tsbuildinfo'),
+  ];
   const compiled = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   if (compiled.status !== 0) throw new Error(`tsc failed with ${compiled.status ?? compiled.signal}`);
   const publicDir = path.join(outDir, 'public');
@@ -25,11 +33,13 @@ export async function build(outDir = path.join(root, 'dist')): Promise<void> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const at = process.argv.indexOf('--out-dir');
-  const outDir = at > 0 ? path.resolve(process.argv[at + 1]!) : undefined;
+  const outDir = at > 0 ? path.resolve(process.argv[at + 1]) : undefined;
   const started = performance.now();
   try {
     await build(outDir);
-    console.log(`built ${path.relative(process.cwd(), outDir ?? path.join(root, 'dist')) || '.'} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `built ${path.relative(process.cwd(), outDir ?? path.join(root, 'dist')) || '.'} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
   } catch (err) {
     console.error(`build failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);

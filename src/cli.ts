@@ -5,7 +5,15 @@ import { openServices, type OpenedServices } from './services.ts';
 import { createUser, describeUser, findUser } from './accounts/users.ts';
 import { createApiKey, describeApiKey, listApiKeys, revokeApiKey } from './accounts/api-keys.ts';
 import { assertEmbeddedDatabaseFree, DatabaseLockedError, EXIT_DATABASE_LOCKED } from './db/lock.ts';
-import { createSite, deleteSite, describeSite, listSites, rotateSecret, updateSite, type SecuritySettings } from './captcha/sites.ts';
+import {
+  createSite,
+  deleteSite,
+  describeSite,
+  listSites,
+  rotateSecret,
+  updateSite,
+  type SecuritySettings,
+} from './captcha/sites.ts';
 
 /** A CLI command: parsed flags and positionals in, exit code out. Output goes to stdout. */
 type Command = (s: OpenedServices, flags: Record<string, string | undefined>, args: string[]) => Promise<number>;
@@ -32,7 +40,8 @@ Commands:
 On the embedded database (no DATABASE_URL) the CLI refuses to run while the service is
 running on the same DATA_DIR (exit code 75); stop the service first, or use the HTTP API.`;
 
-const SECURITY_USAGE = '--security-level takes low, default or high; --min-work-bits a whole number from 16 to 30, or none';
+const SECURITY_USAGE =
+  '--security-level takes low, default or high; --min-work-bits a whole number from 16 to 30, or none';
 
 /** --security-level and --min-work-bits as site settings; null when either is malformed. */
 function securitySettings(flags: Record<string, string | undefined>): SecuritySettings | null {
@@ -54,7 +63,9 @@ function securitySettings(flags: Record<string, string | undefined>): SecuritySe
 const commands: Record<string, Command> = {
   async migrate(s) {
     // openServices has applied them; report what it did.
-    console.log(s.migrationsApplied.length ? `applied: ${s.migrationsApplied.join(', ')}` : 'migrations are up to date');
+    console.log(
+      s.migrationsApplied.length ? `applied: ${s.migrationsApplied.join(', ')}` : 'migrations are up to date',
+    );
     return 0;
   },
   async 'user:create'(s, flags) {
@@ -81,7 +92,8 @@ const commands: Record<string, Command> = {
       if (!user) return fail(`no user ${flags.user}`);
       userId = user.id;
     }
-    for (const k of await listApiKeys(em, userId)) console.log(JSON.stringify({ ...describeApiKey(k), user: k.user.id }));
+    for (const k of await listApiKeys(em, userId))
+      console.log(JSON.stringify({ ...describeApiKey(k), user: k.user.id }));
     return 0;
   },
   async 'key:revoke'(s, _flags, args) {
@@ -99,7 +111,12 @@ const commands: Record<string, Command> = {
     if (perMinute === false) return fail('--siteverify-per-minute takes a whole number from 1 to 1000000, or default');
     const security = securitySettings(flags);
     if (!security) return fail(SECURITY_USAGE);
-    const { site, secret } = await createSite(s.orm.em.fork(), user.id, { name: flags.name, origins: flags.origin.split(','), siteverifyPerMinute: perMinute, ...security });
+    const { site, secret } = await createSite(s.orm.em.fork(), user.id, {
+      name: flags.name,
+      origins: flags.origin.split(','),
+      siteverifyPerMinute: perMinute,
+      ...security,
+    });
     console.log(JSON.stringify(describeSite(site)));
     console.log(`Site secret (shown once, keep it): ${secret}`);
     return 0;
@@ -117,7 +134,12 @@ const commands: Record<string, Command> = {
     if (perMinute === false) return fail('--siteverify-per-minute takes a whole number from 1 to 1000000, or default');
     const security = securitySettings(flags);
     if (!security) return fail(SECURITY_USAGE);
-    const site = await updateSite(s.orm.em.fork(), user.id, args[0], { name: flags.name, origins: flags.origin?.split(','), siteverifyPerMinute: perMinute, ...security });
+    const site = await updateSite(s.orm.em.fork(), user.id, args[0], {
+      name: flags.name,
+      origins: flags.origin?.split(','),
+      siteverifyPerMinute: perMinute,
+      ...security,
+    });
     console.log(JSON.stringify(describeSite(site)));
     return 0;
   },
@@ -172,7 +194,15 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({
       args: rest,
-      options: { name: { type: 'string' }, email: { type: 'string' }, user: { type: 'string' }, origin: { type: 'string', multiple: true }, 'siteverify-per-minute': { type: 'string' }, 'security-level': { type: 'string' }, 'min-work-bits': { type: 'string' } },
+      options: {
+        name: { type: 'string' },
+        email: { type: 'string' },
+        user: { type: 'string' },
+        origin: { type: 'string', multiple: true },
+        'siteverify-per-minute': { type: 'string' },
+        'security-level': { type: 'string' },
+        'min-work-bits': { type: 'string' },
+      },
       allowPositionals: true,
     });
   } catch (err) {

@@ -30,7 +30,15 @@ const jsonObject = z.string().transform((text, ctx) => {
 function publicUrlOk(text: string): boolean {
   try {
     const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash && !text.includes('?') && !text.includes('#');
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      !url.username &&
+      !url.password &&
+      !url.search &&
+      !url.hash &&
+      !text.includes('?') &&
+      !text.includes('#')
+    );
   } catch {
     return false;
   }
@@ -52,14 +60,22 @@ const envSchema = z.object({
   TRUST_PROXY: booleanFlag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   API_RATE_LIMIT: z.coerce.number().int().min(1).default(240),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   ANALYZER_ALLOW_PRIVATE: booleanFlag.default(false),
   ANALYZER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   ANALYZER_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
   ANALYZER_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
-  ANALYZER_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  ANALYZER_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(5 * 1024 * 1024),
   ANALYZER_CHECK_BUDGET_MS: z.coerce.number().int().min(10).default(5_000),
   /** JSON object overriding analyzer thresholds, e.g. {"maxLoadTimeMs": 3000}. */
   ANALYZER_THRESHOLDS: jsonObject.optional(),
@@ -76,7 +92,11 @@ const envSchema = z.object({
   /** V8 heap limit of each page's renderer, MiB. */
   ANALYZER_RENDER_MAX_HEAP_MB: z.coerce.number().int().min(32).max(4096).default(256),
   /** Most bytes one rendered page may load (document and subresources). */
-  ANALYZER_RENDER_MAX_BYTES: z.coerce.number().int().min(1024).default(50 * 1024 * 1024),
+  ANALYZER_RENDER_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(50 * 1024 * 1024),
   SHARE_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   /** Serve Prometheus metrics at GET /metrics; when false that path is a 404. */
   METRICS_ENABLED: booleanFlag.default(true),
@@ -122,9 +142,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
     const name = String(issue.path[0] ?? 'environment');
-    const safe = name in cleaned && !SECRET_VARIABLES.has(name) ? redactSecrets(cleaned[name]!) : undefined;
+    const safe = name in cleaned && !SECRET_VARIABLES.has(name) ? redactSecrets(cleaned[name]) : undefined;
     const shown = safe === undefined ? '' : ` (got "${safe}")`;
     throw new ConfigError(`Invalid ${name}${shown}: ${issue.message}`);
   }

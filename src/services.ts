@@ -60,7 +60,9 @@ export async function openServices(
     db,
     migrationsApplied: applied,
     async close() {
-      await analyzer.close().catch((err: unknown) => log.warn({ err }, 'closing the analyzer (check workers, browser) failed'));
+      await analyzer
+        .close()
+        .catch((err: unknown) => log.warn({ err }, 'closing the analyzer (check workers, browser) failed'));
       await opened.close().catch((err) => log.warn({ err }, 'closing stores failed'));
       await db.close().catch((err) => log.warn({ err }, 'closing database failed'));
     },

@@ -105,7 +105,7 @@ export async function buildWidgetEntry(entry: WidgetEntry): Promise<Buffer> {
     entryPoints: [fileURLToPath(new URL(entry.source, import.meta.url))],
     format: entry.format,
   });
-  return Buffer.from(result.outputFiles[0]!.contents);
+  return Buffer.from(result.outputFiles[0].contents);
 }
 
 function describe(code: Buffer): WidgetBundle {

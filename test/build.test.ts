@@ -30,7 +30,10 @@ function productionModules(into: string): void {
 describe('npm run build, then the compiled start', () => {
   it('serves from dist/ with no transpiler or bundler installed beside it', async () => {
     const out = path.join(work, 'dist');
-    const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--out-dir', out], { cwd: root, encoding: 'utf8' });
+    const built = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--out-dir', out], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     expect(built.status, built.stderr + built.stdout).toBe(0);
     // Every bundle src/widget-build.ts lists was built ahead.
     expect(readdirSync(path.join(out, 'public'))).toContain('widget.js');
@@ -39,20 +42,26 @@ describe('npm run build, then the compiled start', () => {
     const dataDir = path.join(work, 'data');
     const child = spawn(process.execPath, [path.join(out, 'bin', 'server.js')], {
       cwd: work,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', PORT: '0', DATA_DIR: dataDir },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        LOG_LEVEL: 'warn',
+        PORT: '0',
+        DATA_DIR: dataDir,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
     let output = '';
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no start within 90 s:\n${output}`)), 90_000);
-      child.stdout!.on('data', () => {
+      child.stdout.on('data', () => {
         const m = /Listening on (http:\/\/localhost:\d+)/.exec(output);
         if (m) {
           clearTimeout(timer);
-          resolve(m[1]!);
+          resolve(m[1]);
         }
       });
       child.once('exit', (code) => {
@@ -64,7 +73,9 @@ describe('npm run build, then the compiled start', () => {
     expect((await request(`${url}/readyz`)).status).toBe(200);
     const widget = await fetch(`${url}/widget.js`, { headers: { 'Accept-Encoding': 'identity' } });
     expect(widget.status).toBe(200);
-    expect(Buffer.from(await widget.arrayBuffer()).equals(readFileSync(path.join(out, 'public', 'widget.js')))).toBe(true);
+    expect(Buffer.from(await widget.arrayBuffer()).equals(readFileSync(path.join(out, 'public', 'widget.js')))).toBe(
+      true,
+    );
     const key = /API key \(shown once, keep it\): (ak_\S+)/.exec(output)?.[1];
     expect((await request(`${url}/api/v1/account`, { key })).status).toBe(200);
 

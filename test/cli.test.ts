@@ -33,28 +33,47 @@ describe('npm run cli', () => {
     expect((await cli('migrate')).code).toBe(0);
     const user = await cli('user:create', '--name', 'Ada', '--email', 'ada@example.com');
     expect(user.code).toBe(0);
-    expect(JSON.parse(user.out[0]!)).toMatchObject({ name: 'Ada', email: 'ada@example.com' });
+    expect(JSON.parse(user.out[0])).toMatchObject({ name: 'Ada', email: 'ada@example.com' });
 
     const key = await cli('key:create', '--user', 'ada@example.com', '--name', 'laptop');
     expect(key.code).toBe(0);
-    const prefix = JSON.parse(key.out[0]!).prefix as string;
+    const prefix = JSON.parse(key.out[0]).prefix as string;
     expect(key.out[1]).toMatch(/^API key \(shown once, keep it\): ak_[0-9a-f]{10}_/);
 
     const listed = await cli('key:list', '--user', 'ada@example.com');
     expect(listed.out.map((l) => JSON.parse(l).prefix)).toEqual([prefix]);
-    expect(listed.out.join('\n')).not.toContain(key.out[1]!.split(': ')[1]);
+    expect(listed.out.join('\n')).not.toContain(key.out[1].split(': ')[1]);
 
     const revoked = await cli('key:revoke', prefix);
-    expect(JSON.parse(revoked.out[0]!).revoked_at).not.toBeNull();
+    expect(JSON.parse(revoked.out[0]).revoked_at).not.toBeNull();
     expect((await cli('key:revoke', 'ak_ffffffffff')).code).toBe(2);
 
-    const site = await cli('site:create', '--user', 'ada@example.com', '--name', 'Shop', '--origin', 'https://shop.example');
+    const site = await cli(
+      'site:create',
+      '--user',
+      'ada@example.com',
+      '--name',
+      'Shop',
+      '--origin',
+      'https://shop.example',
+    );
     expect(site.code).toBe(0);
-    const sitekey = JSON.parse(site.out[0]!).sitekey as string;
+    const sitekey = JSON.parse(site.out[0]).sitekey as string;
     expect(site.out[1]).toMatch(/^Site secret \(shown once, keep it\): sec_/);
-    const stricter = await cli('site:update', sitekey, '--user', 'ada@example.com', '--security-level', 'high', '--min-work-bits', '24');
-    expect(JSON.parse(stricter.out[0]!)).toMatchObject({ security_level: 'high', min_work_bits: 24 });
-    expect((await cli('site:update', sitekey, '--user', 'ada@example.com', '--security-level', 'extreme')).code).toBe(2);
+    const stricter = await cli(
+      'site:update',
+      sitekey,
+      '--user',
+      'ada@example.com',
+      '--security-level',
+      'high',
+      '--min-work-bits',
+      '24',
+    );
+    expect(JSON.parse(stricter.out[0])).toMatchObject({ security_level: 'high', min_work_bits: 24 });
+    expect((await cli('site:update', sitekey, '--user', 'ada@example.com', '--security-level', 'extreme')).code).toBe(
+      2,
+    );
     expect((await cli('site:rotate', sitekey, '--user', 'ada@example.com')).out[1]).toMatch(/^Site secret/);
     expect((await cli('site:list', '--user', 'ada@example.com')).out).toHaveLength(1);
     expect((await cli('site:delete', sitekey, '--user', 'ada@example.com')).code).toBe(0);

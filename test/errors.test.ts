@@ -20,12 +20,16 @@ describe('error codes', () => {
   });
 
   it('takes a code of the same status, and ignores one of another status', () => {
-    expect(new AppError('VALIDATION_FAILED', 'x', { code: 'ERR_ANALYSIS_FAILED' }).errorCode).toBe('ERR_ANALYSIS_FAILED');
+    expect(new AppError('VALIDATION_FAILED', 'x', { code: 'ERR_ANALYSIS_FAILED' }).errorCode).toBe(
+      'ERR_ANALYSIS_FAILED',
+    );
     expect(new AppError('NOT_FOUND', 'x', { code: 'ERR_RATE_LIMITED' }).errorCode).toBe('ERR_NOT_FOUND');
   });
 
   it('builds {code, message, status, errors?} at the choke point, and hides internals', () => {
-    const res = toErrorResponse(validationError('url', 'Could not resolve.', { code: 'ERR_ANALYSIS_FAILED', reason: 'dns' }));
+    const res = toErrorResponse(
+      validationError('url', 'Could not resolve.', { code: 'ERR_ANALYSIS_FAILED', reason: 'dns' }),
+    );
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
       code: 'ERR_ANALYSIS_FAILED',

@@ -29,18 +29,18 @@ function startMain(env: Record<string, string>): Promise<Started> {
   });
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 45 s:\n${out}`)), 45_000);
     const check = () => {
       const m = /Listening on (http:\/\/localhost:\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, url: m[1]!, output: () => out });
+        resolve({ child, url: m[1], output: () => out });
       }
     };
-    child.stdout!.on('data', check);
+    child.stdout.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`exited with ${code}:\n${out}`));
@@ -78,9 +78,11 @@ describe('npm start on embedded defaults', () => {
     });
     children.push(child);
     let err = '';
-    child.stderr!.on('data', (d) => (err += d));
+    child.stderr.on('data', (d) => (err += d));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(78);
-    expect(err.trim().split('\n')).toEqual([expect.stringMatching(/^Configuration error: Invalid PORT \(got "eighty"\)/)]);
+    expect(err.trim().split('\n')).toEqual([
+      expect.stringMatching(/^Configuration error: Invalid PORT \(got "eighty"\)/),
+    ]);
   }, 60_000);
 });

@@ -3,7 +3,12 @@ import { RawJson, stringifyWithRaw } from '../src/raw-json.ts';
 
 describe('stringifyWithRaw', () => {
   it('writes stored JSON text in place, unparsed, and everything else as JSON.stringify does', () => {
-    const value = { a: 1, s: 'x"\u0001raw-0', list: [new RawJson('{"b":[1,2]}'), new RawJson('null')], nested: { r: new RawJson('"t"') } };
+    const value = {
+      a: 1,
+      s: 'x"\u0001raw-0',
+      list: [new RawJson('{"b":[1,2]}'), new RawJson('null')],
+      nested: { r: new RawJson('"t"') },
+    };
     const text = stringifyWithRaw(value);
     expect(text).toBe('{"a":1,"s":"x\\"\\u0001raw-0","list":[{"b":[1,2]},null],"nested":{"r":"t"}}');
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));

@@ -10,7 +10,15 @@ const gc = (globalThis as { gc?: () => void }).gc;
 function report(): void {
   gc?.();
   const m = process.memoryUsage();
-  const line = { t: Date.now(), pid: process.pid, gc: Boolean(gc), heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, rss: m.rss };
+  const line = {
+    t: Date.now(),
+    pid: process.pid,
+    gc: Boolean(gc),
+    heapUsed: m.heapUsed,
+    heapTotal: m.heapTotal,
+    external: m.external,
+    rss: m.rss,
+  };
   process.stdout.write(`HEAP ${JSON.stringify(line)}\n`);
 }
 

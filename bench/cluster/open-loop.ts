@@ -42,7 +42,16 @@ export interface StepResult {
 }
 
 export function openPools(urls: string[], connections: number, timeoutMs: number): Pool[] {
-  return urls.map((u) => new Pool(u, { connections, pipelining: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 4000 }));
+  return urls.map(
+    (u) =>
+      new Pool(u, {
+        connections,
+        pipelining: 1,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        keepAliveTimeout: 4000,
+      }),
+  );
 }
 
 /**
@@ -84,7 +93,7 @@ export async function runOpenLoop(opts: OpenLoopOptions): Promise<StepResult> {
       return;
     }
     inFlight++;
-    const pool = opts.pools[i % opts.pools.length]!;
+    const pool = opts.pools[i % opts.pools.length];
     const p = (async () => {
       try {
         const res = await pool.request({ method: op.method, path: op.path, headers: op.headers, body: op.body });

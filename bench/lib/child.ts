@@ -14,7 +14,11 @@ export interface ChildServer<T> {
  * Starts a TypeScript server script in its own process (so load generation and serving do
  * not share an event loop) and waits for the JSON line it prints once listening.
  */
-export function startChild<T>(script: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildServer<T>> {
+export function startChild<T>(
+  script: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<ChildServer<T>> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(root, script)], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
@@ -23,7 +27,7 @@ export function startChild<T>(script: string, env: Record<string, string> = {}, 
   return new Promise((resolve, reject) => {
     let buffer = '';
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s`)), 60_000);
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       buffer += d;
       const line = buffer.split('\n').find((l) => l.startsWith('{'));
       if (!line) return;

@@ -53,7 +53,7 @@ export function topSelfTime(file: string, top = 15, window?: ProfileWindow): Sel
   for (let i = 0; i < profile.samples.length; i++) {
     at += profile.timeDeltas[i] ?? 0;
     if (window && (at < window.fromUs || at > window.toUs)) continue;
-    const node = byId.get(profile.samples[i]!)!;
+    const node = byId.get(profile.samples[i])!;
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)') continue;
     const frame = url ? `${functionName || '(anonymous)'} (${shortUrl(url)}:${lineNumber + 1})` : functionName;
@@ -68,7 +68,9 @@ export function topSelfTime(file: string, top = 15, window?: ProfileWindow): Sel
 
 /** The newest main-thread `.cpuprofile` in `dir` (CPU.<date>.<time>.<pid>.0.<seq>: thread 0). */
 export function newestProfile(dir: string): string | undefined {
-  const files = readdirSync(dir).filter((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f))
+    .sort();
   return files.length ? path.join(dir, files.at(-1)!) : undefined;
 }
 

@@ -23,7 +23,7 @@ export interface LoadOptions {
 
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 /**

@@ -113,29 +113,46 @@ export async function runWrk(opts: WrkOptions): Promise<WrkResult> {
     const lua = path.join(dir, 'script.lua');
     writeFileSync(lua, script);
     const threads = Math.max(1, Math.min(opts.threads ?? 2, opts.connections));
-    const args = ['-t', String(threads), '-c', String(opts.connections), '-d', `${opts.durationSec}s`, '--timeout', '10s', '-s', lua, opts.url, '--', data, String(threads)];
+    const args = [
+      '-t',
+      String(threads),
+      '-c',
+      String(opts.connections),
+      '-d',
+      `${opts.durationSec}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      lua,
+      opts.url,
+      '--',
+      data,
+      String(threads),
+    ];
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let text = '';
       child.stdout.on('data', (d) => (text += d));
       child.stderr.on('data', (d) => (text += d));
       child.once('error', reject);
-      child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}: ${text}`))));
+      child.once('exit', (code) =>
+        code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}: ${text}`)),
+      );
     });
     const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
     if (!line) throw new Error(`wrk printed no figures: ${out}`);
     const j = JSON.parse(line.slice('WRK_JSON '.length)) as Record<string, number>;
-    const seconds = j.duration_us! / 1e6;
+    const seconds = j.duration_us / 1e6;
     return {
-      requests: j.requests!,
+      requests: j.requests,
       seconds,
-      rps: j.requests! / seconds,
-      p50: j.p50! / 1000,
-      p90: j.p90! / 1000,
-      p99: j.p99! / 1000,
-      max: j.max! / 1000,
-      socketErrors: j.socket_errors!,
-      non2xx: j.non2xx!,
+      rps: j.requests / seconds,
+      p50: j.p50 / 1000,
+      p90: j.p90 / 1000,
+      p99: j.p99 / 1000,
+      max: j.max / 1000,
+      socketErrors: j.socket_errors,
+      non2xx: j.non2xx,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -144,7 +161,10 @@ export async function runWrk(opts: WrkOptions): Promise<WrkResult> {
 
 /** The 1-, 5- and 15-minute load averages, for printing beside figures on a shared machine. */
 export function loadAverage(): string {
-  return os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */

@@ -27,8 +27,20 @@ const em = services.orm.em.fork();
 const user = await createUser(em, { name: 'bench' });
 const { key } = await createApiKey(em, user, 'bench');
 const { site, secret } = await createSite(em, user.id, { name: 'bench', origins: ['https://bench.example'] });
-const server = await listen(createApp(services), { port: Number(process.env.PORT ?? 0), host: '127.0.0.1', requestTimeoutMs: 30_000 });
-console.log(JSON.stringify({ port: server.port, sitekey: site.sitekey, secret, apiKey: key, tokenKey: config.tokenKey!.toString('hex') }));
+const server = await listen(createApp(services), {
+  port: Number(process.env.PORT ?? 0),
+  host: '127.0.0.1',
+  requestTimeoutMs: 30_000,
+});
+console.log(
+  JSON.stringify({
+    port: server.port,
+    sitekey: site.sitekey,
+    secret,
+    apiKey: key,
+    tokenKey: config.tokenKey!.toString('hex'),
+  }),
+);
 process.on('SIGTERM', async () => {
   await server.close(5000);
   await services.close();

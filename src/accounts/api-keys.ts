@@ -42,7 +42,6 @@ export async function createApiKey(
   return { apiKey, key };
 }
 
-
 /**
  * Authenticated keys are cached for `KEY_CACHE_MS` (key and user rows as loaded), so a
  * request with a known key costs no database round trip. Revocation takes effect at once:
@@ -89,7 +88,9 @@ export async function authenticateApiKey(
   const token = parseBearer(authorization);
   if (!token) {
     throw authorization
-      ? new AppError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API key>".', { code: 'ERR_API_KEY_INVALID' })
+      ? new AppError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API key>".', {
+          code: 'ERR_API_KEY_INVALID',
+        })
       : new AppError('UNAUTHORIZED', 'Missing API key.', { code: 'ERR_API_KEY_MISSING' });
   }
   const prefix = apiKeyScheme.prefixOf(token);
@@ -97,7 +98,13 @@ export async function authenticateApiKey(
   const now = Date.now();
   const shared = opts.stores ? await sharedVersion(opts.stores) : undefined;
   const cached = prefix && shared !== undefined ? keyCache.get(prefix) : undefined;
-  if (cached && cached.until > now && cached.local === localRevocations && cached.shared === shared && timingSafeEqual(cached.hash, digest)) {
+  if (
+    cached &&
+    cached.until > now &&
+    cached.local === localRevocations &&
+    cached.shared === shared &&
+    timingSafeEqual(cached.hash, digest)
+  ) {
     touchLastUsed(em, cached.row, now, opts.log);
     return cached.row;
   }
@@ -130,7 +137,8 @@ function touchLastUsed(em: EntityManager, row: ApiKey, now: number, log?: Logger
     .nativeUpdate(ApiKeySchema, { id: row.id }, { lastUsedAt: at })
     .then(
       () => {},
-      (err: unknown) => log?.warn({ err: err instanceof Error ? err.message : String(err) }, 'recording last_used_at failed'),
+      (err: unknown) =>
+        log?.warn({ err: err instanceof Error ? err.message : String(err) }, 'recording last_used_at failed'),
     )
     .finally(() => pendingTouches.delete(write));
   pendingTouches.add(write);

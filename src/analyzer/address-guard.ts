@@ -55,7 +55,7 @@ export function classifyAddress(ip: string, allowPrivate: boolean): AddressVerdi
   if (addr.kind() === 'ipv6' && range === 'unicast') {
     const parts = (addr as ipaddr.IPv6).parts;
     if (parts.slice(0, 6).every((p) => p === 0)) range = 'ipv4Compatible';
-    else if ((parts[0]! & 0xe000) !== 0x2000) range = 'nonGlobal'; // outside 2000::/3
+    else if ((parts[0] & 0xe000) !== 0x2000) range = 'nonGlobal'; // outside 2000::/3
   }
   const address = addr.toString();
   const allowed = range === 'unicast' || (allowPrivate && !neverAllowed.has(range));
@@ -77,7 +77,10 @@ export function parseTargetUrl(input: string, base?: URL): URL {
     throw new AnalyzeError('invalid_url', 'The URL is not a valid absolute URL.');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new AnalyzeError('invalid_url', `Only http and https URLs can be analyzed, not ${url.protocol.slice(0, -1)}.`);
+    throw new AnalyzeError(
+      'invalid_url',
+      `Only http and https URLs can be analyzed, not ${url.protocol.slice(0, -1)}.`,
+    );
   }
   if (!url.hostname) throw new AnalyzeError('invalid_url', 'The URL has no host.');
   if (url.href.length > maxUrlLength) {
@@ -191,7 +194,7 @@ export class AddressGuard {
     if (addresses.some(({ address }) => !this.verdict(address).allowed)) {
       throw new AnalyzeError('forbidden_address', `The host ${key} resolves to an address that is not allowed.`);
     }
-    const chosen = addresses.find((a) => a.family === 4) ?? addresses[0]!;
+    const chosen = addresses.find((a) => a.family === 4) ?? addresses[0];
     const address = ipaddr.process(chosen.address).toString();
     this.#pinned.set(key, address);
     return address;

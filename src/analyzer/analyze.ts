@@ -63,13 +63,20 @@ export async function analyzeUrl(url: string, opts: AnalyzerOptions, signal?: Ab
   const remaining = (): number => Math.max(1, deadlineAt - performance.now());
   const fetcher = new Fetcher(opts, bound);
   try {
-    const response = await fetcher.fetch(requested, { requireHtml: true, requireSuccess: true, timeoutMs: remaining() });
+    const response = await fetcher.fetch(requested, {
+      requireHtml: true,
+      requireSuccess: true,
+      timeoutMs: remaining(),
+    });
     const auxiliary = fetchAuxiliary(fetcher, response.url, Math.max(1, remaining() - checksReserveMs(opts)));
     auxiliary.catch(() => undefined); // observed below; avoid an unhandled rejection while decoding
     const bytes = response.body!.bytes;
     const html = decodeHtml(bytes, response.headers['content-type']);
     if (!response.headers['content-type'] && !looksLikeHtml(html)) {
-      throw new AnalyzeError('not_html', 'The page is not an HTML document (no Content-Type, and the body is not markup).');
+      throw new AnalyzeError(
+        'not_html',
+        'The page is not an HTML document (no Content-Type, and the body is not markup).',
+      );
     }
     const input: CheckInput = {
       url: response.url.href,
@@ -86,9 +93,7 @@ export async function analyzeUrl(url: string, opts: AnalyzerOptions, signal?: Ab
     };
     input.aux = await auxiliary;
     bound.throwIfAborted();
-    const results = opts.checkPool
-      ? await opts.checkPool.run(input, opts.checkBudgetMs, bound)
-      : runPageChecks(input);
+    const results = opts.checkPool ? await opts.checkPool.run(input, opts.checkBudgetMs, bound) : runPageChecks(input);
     const { score, result } = scoreResults(Object.values(results).flat(), opts.weights);
     return {
       requestedUrl: requested.href,

@@ -55,7 +55,7 @@ export function sitemapsFromRobots(text: string, base: URL): string[] {
     const match = /^\s*sitemap\s*:\s*(\S+)/i.exec(line);
     if (!match) continue;
     try {
-      urls.push(new URL(match[1]!, base).href);
+      urls.push(new URL(match[1], base).href);
     } catch {
       // ignore malformed lines
     }
@@ -83,16 +83,25 @@ export async function fetchAuxiliary(fetcher: Fetcher, page: URL, budgetMs: numb
   const missingUrl = `${origin}/this-page-should-not-exist-${randomBytes(8).toString('hex')}`;
 
   const robotsAndSitemap = (async () => {
-    const robots = await attempt(robotsUrl, () => fetcher.fetch(robotsUrl, { maxBytes: robotsMaxBytes, truncate: true, timeoutMs: remaining() }));
+    const robots = await attempt(robotsUrl, () =>
+      fetcher.fetch(robotsUrl, { maxBytes: robotsMaxBytes, truncate: true, timeoutMs: remaining() }),
+    );
     let text: string | undefined;
     const res = robots.response;
-    if (res?.body && res.status >= 200 && res.status <= 299) text = decodeHtml(res.body.bytes, res.headers['content-type']);
+    if (res?.body && res.status >= 200 && res.status <= 299)
+      text = decodeHtml(res.body.bytes, res.headers['content-type']);
     const declared = text ? sitemapsFromRobots(text, page) : [];
     const sitemapUrl = declared[0] ?? `${origin}/sitemap.xml`;
-    const sitemap = await attempt(sitemapUrl, () => fetcher.fetch(sitemapUrl, { maxBytes: sitemapMaxBytes, truncate: true, timeoutMs: remaining() }));
+    const sitemap = await attempt(sitemapUrl, () =>
+      fetcher.fetch(sitemapUrl, { maxBytes: sitemapMaxBytes, truncate: true, timeoutMs: remaining() }),
+    );
     const sres = sitemap.response;
     const found = sres?.body
-      ? looksLikeSitemap(sres.status, sres.headers['content-type'] ?? '', sres.body.bytes.subarray(0, 4096).toString('utf8'))
+      ? looksLikeSitemap(
+          sres.status,
+          sres.headers['content-type'] ?? '',
+          sres.body.bytes.subarray(0, 4096).toString('utf8'),
+        )
       : false;
     return {
       robots: { ...robots.fetch, text },

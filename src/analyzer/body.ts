@@ -71,12 +71,19 @@ function tooLarge(maxBytes: number): AnalyzeError {
  * or, in truncate mode, the first `maxBytes` decoded bytes are returned. When
  * `limits.signal` aborts, both are destroyed the same way and the read rejects with its reason.
  */
-export async function readBody(body: Readable, contentEncoding: string | undefined, limits: BodyLimits): Promise<ReadBody> {
+export async function readBody(
+  body: Readable,
+  contentEncoding: string | undefined,
+  limits: BodyLimits,
+): Promise<ReadBody> {
   const { signal } = limits;
   const encodings = encodingsOf(contentEncoding);
   if (encodings.length > 1) {
     body.destroy();
-    throw new AnalyzeError('network', `The response uses stacked content encodings (${contentEncoding}), which are not supported.`);
+    throw new AnalyzeError(
+      'network',
+      `The response uses stacked content encodings (${contentEncoding}), which are not supported.`,
+    );
   }
   const chunks: Buffer[] = [];
   let transferred = 0;
@@ -119,7 +126,7 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
         accept(chunk);
       } else {
         if (!decoder) {
-          const created = createDecoder(encodings[0]!, chunk);
+          const created = createDecoder(encodings[0], chunk);
           decoder = created;
           created.on('data', accept);
           decoderDone = new Promise<void>((resolve) => {
@@ -168,7 +175,7 @@ function waitDrain(stream: Decoder): Promise<void> {
 /** The charset parameter of a Content-Type header, lowercased. */
 export function charsetFromContentType(contentType: string | undefined): string | undefined {
   const match = contentType && /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType);
-  return match ? match[1]!.toLowerCase() : undefined;
+  return match ? match[1].toLowerCase() : undefined;
 }
 
 /** Decode HTML bytes: BOM, then Content-Type charset, then <meta charset> in the first 1024 bytes, then UTF-8. */

@@ -75,10 +75,15 @@ export class CheckPool {
     const onAbort = (): void => abort.abort(signal!.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return await this.#piscina.run({ page, started: channel.port2 }, { transferList: [channel.port2], signal: abort.signal });
+      return await this.#piscina.run(
+        { page, started: channel.port2 },
+        { transferList: [channel.port2], signal: abort.signal },
+      );
     } catch (err) {
       if (abort.signal.aborted) throw abort.signal.reason;
-      throw new AnalyzeError('check_budget', 'The page could not be checked within the resources of one analysis.', { cause: err });
+      throw new AnalyzeError('check_budget', 'The page could not be checked within the resources of one analysis.', {
+        cause: err,
+      });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

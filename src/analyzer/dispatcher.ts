@@ -36,7 +36,10 @@ export function createPinnedAgent(guard: AddressGuard, settings: PinnedAgentSett
     const address = guard.pinned(options.hostname);
     if (!address) {
       callback(
-        new AnalyzeError('forbidden_address', `The host ${hostKey(options.hostname)} was not checked before connecting.`),
+        new AnalyzeError(
+          'forbidden_address',
+          `The host ${hostKey(options.hostname)} was not checked before connecting.`,
+        ),
         null,
       );
       return;

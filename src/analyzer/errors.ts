@@ -29,7 +29,16 @@ export class AnalyzeError extends Error {
   }
 }
 
-const dnsCodes = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA', 'ENODATA', 'ESERVFAIL', 'ENONAME']);
+const dnsCodes = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EAI_FAIL',
+  'EAI_NODATA',
+  'ENODATA',
+  'ESERVFAIL',
+  'ENONAME',
+]);
 const timeoutCodes = new Set([
   'ETIMEDOUT',
   'UND_ERR_CONNECT_TIMEOUT',
@@ -78,11 +87,18 @@ export function toAnalyzeError(err: unknown, url: string): AnalyzeError {
   if (timeoutCodes.has(code)) {
     return new AnalyzeError('timeout', `The server at ${host} did not respond in time.`, { cause: err });
   }
-  if (tlsCodes.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('ERR_OSSL_')) {
+  if (
+    tlsCodes.has(code) ||
+    code.startsWith('ERR_TLS_') ||
+    code.startsWith('ERR_SSL_') ||
+    code.startsWith('ERR_OSSL_')
+  ) {
     return new AnalyzeError('tls', `The secure connection to ${host} failed (${code}).`, { cause: err });
   }
   if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') {
-    return new AnalyzeError('network', `The response from ${host} was malformed or cut short (${code}).`, { cause: err });
+    return new AnalyzeError('network', `The response from ${host} was malformed or cut short (${code}).`, {
+      cause: err,
+    });
   }
   const detail = code ? ` (${code})` : '';
   return new AnalyzeError('network', `The connection to ${host} failed${detail}.`, { cause: err });

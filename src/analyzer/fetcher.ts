@@ -59,7 +59,7 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 
 /** True for text/html and application/xhtml+xml. */
 export function isHtmlContentType(contentType: string): boolean {
-  const mime = contentType.split(';')[0]!.trim().toLowerCase();
+  const mime = contentType.split(';')[0].trim().toLowerCase();
   return mime === 'text/html' || mime === 'application/xhtml+xml';
 }
 
@@ -145,7 +145,11 @@ export class Fetcher {
         if (refusal) throw refusal;
         return response;
       }
-      response.body = await readBody(res.body, headers['content-encoding'], { maxBytes, truncate: spec.truncate ?? false, signal });
+      response.body = await readBody(res.body, headers['content-encoding'], {
+        maxBytes,
+        truncate: spec.truncate ?? false,
+        signal,
+      });
       response.totalMs = performance.now() - started;
       return response;
     }
@@ -158,7 +162,7 @@ export class Fetcher {
     }
     const contentType = res.headers['content-type'];
     if (spec.requireHtml && contentType && !isHtmlContentType(contentType)) {
-      const mime = contentType.split(';')[0]!.trim();
+      const mime = contentType.split(';')[0].trim();
       return new AnalyzeError('not_html', `The page is not an HTML document (it is ${mime}).`);
     }
     const length = Number(res.headers['content-length']);

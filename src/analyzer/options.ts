@@ -141,7 +141,7 @@ function stripUndefined<T extends object>(value: T | undefined): Partial<T> {
 /** The robots.txt agent token in a User-Agent ("...compatible; WebsiteAnalyzer/1.0..." gives "WebsiteAnalyzer"). */
 export function robotsAgentToken(userAgent: string): string {
   const compatible = /compatible;\s*([A-Za-z0-9_-]+)/.exec(userAgent);
-  if (compatible) return compatible[1]!;
+  if (compatible) return compatible[1];
   const first = /^([A-Za-z0-9_-]+)/.exec(userAgent.trim());
-  return first ? first[1]! : '*';
+  return first ? first[1] : '*';
 }

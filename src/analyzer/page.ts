@@ -131,8 +131,8 @@ export class PageContext {
     let count = 0;
     const titles: Element[] = [];
     const stack: Array<{ node: AnyNode; hidden: boolean; svg: boolean }> = [];
-    const roots = this.$.root()[0]!.children;
-    for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, hidden: false, svg: false });
+    const roots = this.$.root()[0].children;
+    for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i], hidden: false, svg: false });
     while (stack.length) {
       const { node, hidden, svg } = stack.pop()!;
       if (node.type === 'text') {
@@ -141,11 +141,12 @@ export class PageContext {
       }
       if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue;
       count++;
-      const el = node as Element;
+      const el = node;
       if (el.tagName === 'title' && !svg) titles.push(el);
       const childHidden = hidden || invisible.has(el.tagName);
       const childSvg = svg || el.tagName === 'svg';
-      for (let i = el.children.length - 1; i >= 0; i--) stack.push({ node: el.children[i]!, hidden: childHidden, svg: childSvg });
+      for (let i = el.children.length - 1; i >= 0; i--)
+        stack.push({ node: el.children[i], hidden: childHidden, svg: childSvg });
     }
     this.#elementCount = count;
     this.#titles = titles;

@@ -183,7 +183,8 @@ export function metaCharset(head: string): string | undefined {
 export function hasVersionNumber(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    if (c === 0x2e && i > 0 && isAsciiDigit(value.charCodeAt(i - 1)) && isAsciiDigit(value.charCodeAt(i + 1))) return true;
+    if (c === 0x2e && i > 0 && isAsciiDigit(value.charCodeAt(i - 1)) && isAsciiDigit(value.charCodeAt(i + 1)))
+      return true;
     if (c === 0x2f) {
       const j = skipSpaces(value, i + 1);
       if (isAsciiDigit(value.charCodeAt(j))) return true;

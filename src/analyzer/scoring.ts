@@ -30,7 +30,13 @@ import { miscellaneousChecks } from './checks/miscellaneous.ts';
 import { performanceChecks } from './checks/performance.ts';
 import { securityChecks } from './checks/security.ts';
 import { seoChecks } from './checks/seo.ts';
-import { runCheck, type CheckCategory, type CheckDefinition, type CheckResult, type Importance } from './checks/types.ts';
+import {
+  runCheck,
+  type CheckCategory,
+  type CheckDefinition,
+  type CheckResult,
+  type Importance,
+} from './checks/types.ts';
 import type { PageContext } from './page.ts';
 
 /** Every check, in report order. */
@@ -59,7 +65,6 @@ export function runChecks(
   for (const check of checks) results[check.category].push(runCheck(check, page));
   return results;
 }
-
 
 /** The grade of an analysis. */
 export type Grade = 'good' | 'decent' | 'bad';

@@ -40,7 +40,10 @@ export async function guardStore<T>(work: Promise<T>): Promise<T> {
     return await work;
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError('UNAVAILABLE', 'The challenge store is unavailable; try again shortly.', { retryAfter: 5, cause: err });
+    throw new AppError('UNAVAILABLE', 'The challenge store is unavailable; try again shortly.', {
+      retryAfter: 5,
+      cause: err,
+    });
   }
 }
 
@@ -57,9 +60,13 @@ export async function admit(deps: CaptchaDeps, sitekey: string, req: BrowserRequ
     });
   }
   const test = testSitekeyKind(sitekey);
-  const site = test ? { sitekey, origins: [], test: true, level: 'default' as const, minWorkBits: null } : await siteByKey(deps.em, sitekey, deps.now());
+  const site = test
+    ? { sitekey, origins: [], test: true, level: 'default' as const, minWorkBits: null }
+    : await siteByKey(deps.em, sitekey, deps.now());
   if (!site || (!site.test && !originAllowed(site.origins, origin))) {
-    throw new AppError('FORBIDDEN', 'The origin is not registered for this sitekey.', { code: 'ERR_ORIGIN_NOT_ALLOWED' });
+    throw new AppError('FORBIDDEN', 'The origin is not registered for this sitekey.', {
+      code: 'ERR_ORIGIN_NOT_ALLOWED',
+    });
   }
   return { site, origin, hostname: hostnameOf(origin), test };
 }

@@ -78,26 +78,35 @@ export function envProgram(tokenKey: Buffer, id: string): EnvProgram {
 
 /** What a browser computes for one op (see the table above). */
 function valueOf(op: EnvOp): number {
-  const a = op[1]!, b = op[2]!, c = op[3]!;
+  const a = op[1],
+    b = op[2],
+    c = op[3];
   switch (op[0]) {
-    case 0: return a + 2 * b + 2 * c;
-    case 1: return a * b;
-    case 2: return a;
-    case 3: return a * 65536 + b * 256 + c;
-    case 4: return a;
-    default: return a * b + (a - 1) * c;
+    case 0:
+      return a + 2 * b + 2 * c;
+    case 1:
+      return a * b;
+    case 2:
+      return a;
+    case 3:
+      return a * 65536 + b * 256 + c;
+    case 4:
+      return a;
+    default:
+      return a * b + (a - 1) * c;
   }
 }
 
 /** The answer expected for a program. */
 export function envAnswer(program: EnvProgram): number {
   let acc = program.seed >>> 0;
-  for (const op of program.ops) acc = Math.imul(acc ^ ((valueOf(op) + op[op.length - 1]!) >>> 0), 0x01000193) >>> 0;
+  for (const op of program.ops) acc = Math.imul(acc ^ ((valueOf(op) + op[op.length - 1]) >>> 0), 0x01000193) >>> 0;
   return acc;
 }
 
 /** Whether `given` (decimal string or number) is the answer to challenge `id`'s program. */
 export function checkEnv(tokenKey: Buffer, id: string, given: unknown): boolean {
-  const n = typeof given === 'number' ? given : typeof given === 'string' && /^\d{1,10}$/.test(given) ? Number(given) : NaN;
+  const n =
+    typeof given === 'number' ? given : typeof given === 'string' && /^\d{1,10}$/.test(given) ? Number(given) : NaN;
   return n === envAnswer(envProgram(tokenKey, id));
 }

@@ -148,7 +148,13 @@ export function extraBits(ev: Evidence, telemetry?: Telemetry): { bits: number; 
   add('site_velocity', Math.min(2, doublings(ev.siteRate, PACE.site)));
   add('failures', Math.min(3, Math.floor(ev.failures / 2)));
   add('abandoned', Math.min(2, Math.floor(Math.max(0, ev.abandoned - 3) / 4)));
-  add('headers', Math.min(2, Number(ev.uaMissing || ev.uaAutomation) + Number(ev.acceptLanguageMissing) + Number(ev.refererMismatch)));
+  add(
+    'headers',
+    Math.min(
+      2,
+      Number(ev.uaMissing || ev.uaAutomation) + Number(ev.acceptLanguageMissing) + Number(ev.refererMismatch),
+    ),
+  );
   add('webdriver', telemetry?.webdriver === true ? 1 : 0);
   return { bits: Math.min(MAX_EXTRA_BITS, bits), reasons };
 }
@@ -157,7 +163,12 @@ export function extraBits(ev: Evidence, telemetry?: Telemetry): { bits: number; 
  * The work for a request: the level's size (raised to the site's explicit minimum of
  * `2^minWorkBits` expected hashes, if set) plus the evidence's extra bits.
  */
-export function workSize(level: SecurityLevel, minWorkBits: number | null, ev: Evidence, telemetry?: Telemetry): WorkSize {
+export function workSize(
+  level: SecurityLevel,
+  minWorkBits: number | null,
+  ev: Evidence,
+  telemetry?: Telemetry,
+): WorkSize {
   const base = { ...SECURITY_LEVELS[level] };
   if (minWorkBits !== null) {
     while (base.count * 2 ** base.bits < 2 ** minWorkBits) base.bits++;
@@ -168,7 +179,11 @@ export function workSize(level: SecurityLevel, minWorkBits: number | null, ev: E
 /** Compact form of the evidence signed into a work ticket (read back by the score). */
 export function packEvidence(ev: Evidence): number[] {
   const flags =
-    Number(ev.uaMissing) | (Number(ev.uaAutomation) << 1) | (Number(ev.uaHeadless) << 2) | (Number(ev.acceptLanguageMissing) << 3) | (Number(ev.refererMismatch) << 4);
+    Number(ev.uaMissing) |
+    (Number(ev.uaAutomation) << 1) |
+    (Number(ev.uaHeadless) << 2) |
+    (Number(ev.acceptLanguageMissing) << 3) |
+    (Number(ev.refererMismatch) << 4);
   return [ev.clientRate, ev.networkRate, ev.siteRate, ev.failures, ev.abandoned, flags];
 }
 

@@ -54,7 +54,7 @@ function cropAlpha(rgba: Buffer, width: number, height: number): GlyphMask {
   let maxY = -1;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      if (rgba[(y * width + x) * 4 + 3]! > 0) {
+      if (rgba[(y * width + x) * 4 + 3] > 0) {
         if (x < minX) minX = x;
         if (x > maxX) maxX = x;
         if (y < minY) minY = y;
@@ -68,7 +68,7 @@ function cropAlpha(rgba: Buffer, width: number, height: number): GlyphMask {
   const alpha = new Float32Array(w * h);
   for (let y = minY; y <= maxY; y++) {
     for (let x = minX; x <= maxX; x++) {
-      alpha[(y - minY + 1) * w + (x - minX + 1)] = rgba[(y * width + x) * 4 + 3]! / 255;
+      alpha[(y - minY + 1) * w + (x - minX + 1)] = rgba[(y * width + x) * 4 + 3] / 255;
     }
   }
   return { width: w, height: h, alpha };

@@ -1,10 +1,35 @@
 import { AppError, notFound } from '../errors.ts';
-import { admit, guardStore, issueToken, type AdmittedSite, type BrowserRequest, type CaptchaDeps, type IssuedToken } from './context.ts';
+import {
+  admit,
+  guardStore,
+  issueToken,
+  type AdmittedSite,
+  type BrowserRequest,
+  type CaptchaDeps,
+  type IssuedToken,
+} from './context.ts';
 import { envProgram, checkEnv, type EnvProgram } from './env-proof.ts';
-import { observe, packEvidence, recordFailure, recordRedeemed, unpackEvidence, workSize, type Evidence, type Telemetry } from './evidence.ts';
+import {
+  observe,
+  packEvidence,
+  recordFailure,
+  recordRedeemed,
+  unpackEvidence,
+  workSize,
+  type Evidence,
+  type Telemetry,
+} from './evidence.ts';
 import { DIRECT_CHALLENGE_THRESHOLD, PASS_THRESHOLD, scoreEvidence } from './risk.ts';
 import { createV1, type V1View } from './v1.ts';
-import { checkWork, issueWork, openTicket, spendWork, type WorkFailure, type WorkPurpose, type WorkView } from './work.ts';
+import {
+  checkWork,
+  issueWork,
+  openTicket,
+  spendWork,
+  type WorkFailure,
+  type WorkPurpose,
+  type WorkView,
+} from './work.ts';
 
 export type { Telemetry } from './evidence.ts';
 
@@ -59,14 +84,24 @@ export interface ManagedInput {
  * anything else gets invisible work sized by the evidence, which {@link verifyManaged} turns
  * into a token or the image.
  */
-export async function startManaged(deps: CaptchaDeps, input: ManagedInput, req: BrowserRequest): Promise<ManagedOutcome> {
+export async function startManaged(
+  deps: CaptchaDeps,
+  input: ManagedInput,
+  req: BrowserRequest,
+): Promise<ManagedOutcome> {
   const admitted = await admit(deps, input.sitekey, req);
   const action = input.action ?? null;
   const cdata = input.cdata ?? null;
-  if (admitted.test === 'pass') return { outcome: 'pass', ...issueToken(deps, admitted, { kind: 'v2', action, cdata, score: 0.9 }) };
+  if (admitted.test === 'pass')
+    return { outcome: 'pass', ...issueToken(deps, admitted, { kind: 'v2', action, cdata, score: 0.9 }) };
   if (admitted.test) return { outcome: 'challenge', challenge: await createV1(deps, admitted, { action, cdata }) };
   const evidence = await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin }));
-  const best = scoreEvidence({ evidence, telemetry: input.telemetry, envOk: true, work: { size: { count: 1, bits: 1 }, elapsedMs: 60_000 } });
+  const best = scoreEvidence({
+    evidence,
+    telemetry: input.telemetry,
+    envOk: true,
+    work: { size: { count: 1, bits: 1 }, elapsedMs: 60_000 },
+  });
   if (best.score < DIRECT_CHALLENGE_THRESHOLD) {
     return { outcome: 'challenge', challenge: await createV1(deps, admitted, { action, cdata, evidence }) };
   }
@@ -82,7 +117,9 @@ export type PowVerdict =
 /** Refusal of a proof as a 404 (gone: expired or spent) or a verdict the widget can act on. */
 function refuse(reason: WorkFailure): never {
   if (reason === 'expired' || reason === 'replayed') throw notFound('Challenge');
-  throw new AppError('VALIDATION_FAILED', 'The proof of work does not answer this challenge.', { errors: { work: [`The proof was refused (${reason}).`] } });
+  throw new AppError('VALIDATION_FAILED', 'The proof of work does not answer this challenge.', {
+    errors: { work: [`The proof was refused (${reason}).`] },
+  });
 }
 
 /**
@@ -100,7 +137,11 @@ export async function verifyManaged(
   const opened = await openProof(deps, proof, req, ['v2']);
   if (opened.claims.id !== id) throw notFound('Challenge');
   const { admitted, claims } = opened;
-  const checked = checkWork(deps.tokenKey, { ticket: proof.work, solutions: proof.solutions }, { site: claims.site, purposes: ['v2'], bind: '', now });
+  const checked = checkWork(
+    deps.tokenKey,
+    { ticket: proof.work, solutions: proof.solutions },
+    { site: claims.site, purposes: ['v2'], bind: '', now },
+  );
   if (!checked.ok) {
     if (checked.reason === 'bad-solution') {
       await guardStore(recordFailure(deps.stores, claims.site, req));
@@ -108,7 +149,8 @@ export async function verifyManaged(
     }
     refuse(checked.reason);
   }
-  if (!(await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), claims, now)))) throw notFound('Challenge');
+  if (!(await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), claims, now))))
+    throw notFound('Challenge');
   await guardStore(recordRedeemed(deps.stores, claims.site, req));
   const envOk = checkEnv(deps.tokenKey, claims.id, proof.env);
   const { score } = scoreEvidence({
@@ -118,9 +160,17 @@ export async function verifyManaged(
     work: { size: claims, elapsedMs: checked.elapsedMs },
   });
   if (score >= PASS_THRESHOLD) {
-    return { success: true, ...issueToken(deps, admitted, { kind: 'v2', action: claims.action, cdata: claims.cdata, score }) };
+    return {
+      success: true,
+      ...issueToken(deps, admitted, { kind: 'v2', action: claims.action, cdata: claims.cdata, score }),
+    };
   }
-  const challenge = await createV1(deps, admitted, { action: claims.action, cdata: claims.cdata, score, workDone: true });
+  const challenge = await createV1(deps, admitted, {
+    action: claims.action,
+    cdata: claims.cdata,
+    score,
+    workDone: true,
+  });
   return { success: false, error: 'challenge-required', challenge };
 }
 
@@ -147,16 +197,31 @@ export type ScoreOutcome = IssuedToken | { challenge: WorkChallenge };
  * an opaque token whose score, computed from the evidence (risk.ts), only siteverify reveals.
  * Test sitekeys answer a token at once (0.9 always-pass, 0.0 otherwise).
  */
-export async function issueScoreToken(deps: CaptchaDeps, input: ScoreInput, req: BrowserRequest): Promise<ScoreOutcome> {
+export async function issueScoreToken(
+  deps: CaptchaDeps,
+  input: ScoreInput,
+  req: BrowserRequest,
+): Promise<ScoreOutcome> {
   const admitted = await admit(deps, input.sitekey, req);
   const cdata = input.cdata ?? null;
   if (admitted.test) {
-    return issueToken(deps, admitted, { kind: 'v3', action: input.action, cdata, score: admitted.test === 'pass' ? 0.9 : 0 });
+    return issueToken(deps, admitted, {
+      kind: 'v3',
+      action: input.action,
+      cdata,
+      score: admitted.test === 'pass' ? 0.9 : 0,
+    });
   }
   const now = deps.now();
   if (input.work === undefined) {
     const evidence = await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin }));
-    return { challenge: issueChallenge(deps, admitted, 'v3', evidence, { telemetry: input.telemetry, action: input.action, cdata }) };
+    return {
+      challenge: issueChallenge(deps, admitted, 'v3', evidence, {
+        telemetry: input.telemetry,
+        action: input.action,
+        cdata,
+      }),
+    };
   }
   const checked = checkWork(
     deps.tokenKey,
@@ -169,7 +234,8 @@ export async function issueScoreToken(deps: CaptchaDeps, input: ScoreInput, req:
   }
   const claims = checked.claims;
   if (claims.action !== input.action || claims.cdata !== cdata) refuse('wrong-binding');
-  if (!(await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), claims, now)))) throw notFound('Challenge');
+  if (!(await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), claims, now))))
+    throw notFound('Challenge');
   await guardStore(recordRedeemed(deps.stores, admitted.site.sitekey, req));
   const { score } = scoreEvidence({
     evidence: unpackEvidence(claims.ev),

@@ -17,11 +17,13 @@ export function normaliseOrigin(input: string): OriginParse {
   } catch {
     return { ok: false, reason: `"${input}" is not an origin (scheme://host[:port]).` };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: `"${input}" must use http or https.` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, reason: `"${input}" must use http or https.` };
   if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
     return { ok: false, reason: `"${input}" must be only scheme://host[:port], with no path.` };
   }
-  if (wildcard && !url.hostname.includes('.')) return { ok: false, reason: `"${input}": a wildcard needs a domain with a dot.` };
+  if (wildcard && !url.hostname.includes('.'))
+    return { ok: false, reason: `"${input}": a wildcard needs a domain with a dot.` };
   const origin = url.origin;
   return { ok: true, origin: wildcard ? origin.replace('://', '://*.') : origin };
 }

@@ -48,7 +48,8 @@ export function createRng(seed: number | Uint8Array): Rng {
     }
   } else {
     if (seed.length < 16) throw new RangeError('seed must be at least 16 bytes');
-    for (let i = 0; i < 4; i++) st[i] = seed[i * 4]! | (seed[i * 4 + 1]! << 8) | (seed[i * 4 + 2]! << 16) | (seed[i * 4 + 3]! << 24);
+    for (let i = 0; i < 4; i++)
+      st[i] = seed[i * 4] | (seed[i * 4 + 1] << 8) | (seed[i * 4 + 2] << 16) | (seed[i * 4 + 3] << 24);
   }
   let [a, b, c, d] = st as unknown as [number, number, number, number];
   for (let i = 0; i < 12; i++) next(); // mix the seed in
@@ -126,7 +127,16 @@ function placeGlyphs(ink: Float32Array, masks: GlyphMask[], rng: Rng): void {
 }
 
 /** Draws mask `m` centred on (cx, cy) under scale (sx, sy), shear, rotation: max-blends into ink. */
-function stamp(ink: Float32Array, m: GlyphMask, cx: number, cy: number, sx: number, sy: number, theta: number, shear: number): void {
+function stamp(
+  ink: Float32Array,
+  m: GlyphMask,
+  cx: number,
+  cy: number,
+  sx: number,
+  sy: number,
+  theta: number,
+  shear: number,
+): void {
   // Forward: rotate(theta) * [[sx, shear*sy], [0, sy]]; sample with its inverse.
   const c = Math.cos(theta);
   const s = Math.sin(theta);
@@ -164,9 +174,9 @@ function stamp(ink: Float32Array, m: GlyphMask, cx: number, cy: number, sx: numb
       const fv = v - vi;
       const i = vi * mw + ui;
       const val =
-        (alpha[i]! * (1 - fu) + alpha[i + 1]! * fu) * (1 - fv) + (alpha[i + mw]! * (1 - fu) + alpha[i + mw + 1]! * fu) * fv;
+        (alpha[i] * (1 - fu) + alpha[i + 1] * fu) * (1 - fv) + (alpha[i + mw] * (1 - fu) + alpha[i + mw + 1] * fu) * fv;
       const o = y * W + x;
-      if (val > ink[o]!) ink[o] = val;
+      if (val > ink[o]) ink[o] = val;
     }
   }
 }
@@ -220,7 +230,7 @@ function fillSpan(ink: Float32Array, x: number, yTop: number, yBottom: number, i
     const cover = Math.min(1, Math.min(y + 1, yBottom) - Math.max(y, yTop));
     if (cover <= 0) continue;
     const o = y * W + x;
-    const v = ink[o]!;
+    const v = ink[o];
     if (invert) ink[o] = v + cover * (1 - 2 * v);
     else if (cover > v) ink[o] = cover;
   }
@@ -245,17 +255,18 @@ function warp(src: Float32Array, rng: Rng): Float32Array {
     colShift[x] = ay1 * Math.sin((x / l1) * Math.PI * 2 + p1) + ay2 * Math.sin((x / l2) * Math.PI * 2 + p2);
   }
   for (let y = 0; y < H; y++) {
-    const rs = rowShift[y]!;
+    const rs = rowShift[y];
     for (let x = 0; x < W; x++) {
       const u = x + rs;
-      const v = y + colShift[x]!;
+      const v = y + colShift[x];
       if (u < 0 || v < 0 || u >= W - 1 || v >= H - 1) continue;
       const ui = u | 0;
       const vi = v | 0;
       const fu = u - ui;
       const fv = v - vi;
       const i = vi * W + ui;
-      out[y * W + x] = (src[i]! * (1 - fu) + src[i + 1]! * fu) * (1 - fv) + (src[i + W]! * (1 - fu) + src[i + W + 1]! * fu) * fv;
+      out[y * W + x] =
+        (src[i] * (1 - fu) + src[i + 1] * fu) * (1 - fv) + (src[i + W] * (1 - fu) + src[i + W + 1] * fu) * fv;
     }
   }
   return out;
@@ -284,7 +295,7 @@ function shade(ink: Float32Array, rng: Rng): Uint8Array {
     for (let x = 0; x < W; x++) {
       seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; // cheap LCG for grain
       const bg = bgBase + (gx * x) / W + (gy * y) / H + ((seed >>> 24) - 128) / 12;
-      const c = ink[y * W + x]!;
+      const c = ink[y * W + x];
       const g = bg * (1 - c) + inkLevel * c;
       grey[y * W + x] = g < 0 ? 0 : g > 255 ? 255 : g;
     }
@@ -300,7 +311,7 @@ export async function encodePng(grey: Uint8Array, width = W, height = H): Promis
   if (grey.length !== width * height) throw new RangeError('bitmap size does not match width x height');
   const rgba = Buffer.allocUnsafe(width * height * 4);
   for (let i = 0, o = 0; i < grey.length; i++, o += 4) {
-    const g = grey[i]!;
+    const g = grey[i];
     rgba[o] = g;
     rgba[o + 1] = g;
     rgba[o + 2] = g;

@@ -44,7 +44,10 @@ function newSitekey(): string {
 
 /** Validates and normalises registered origins; a 422 on `origins` names the bad one. */
 export function parseOrigins(input: readonly string[]): string[] {
-  if (input.length === 0) throw new AppError('VALIDATION_FAILED', 'At least one origin is required.', { errors: { origins: ['At least one origin is required.'] } });
+  if (input.length === 0)
+    throw new AppError('VALIDATION_FAILED', 'At least one origin is required.', {
+      errors: { origins: ['At least one origin is required.'] },
+    });
   const out = new Set<string>();
   for (const raw of input) {
     const parsed = normaliseOrigin(raw);
@@ -170,7 +173,11 @@ export async function siteBySecret(
   if (cached && cached.until > now) return { sitekey: cached.sitekey, siteverifyPerMinute: cached.siteverifyPerMinute };
   const prefix = siteSecretScheme.prefixOf(secret);
   const site = prefix
-    ? await em.findOne(SiteSchema, { secretPrefix: prefix }, { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute'] })
+    ? await em.findOne(
+        SiteSchema,
+        { secretPrefix: prefix },
+        { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute'] },
+      )
     : null;
   if (!siteSecretScheme.matches(secret, site?.secretHash) || !site) return null;
   const found = { sitekey: site.sitekey, siteverifyPerMinute: site.siteverifyPerMinute ?? null };
@@ -195,9 +202,19 @@ export async function siteByKey(
 ): Promise<SiteView | null> {
   const cached = caches.byKey.get(sitekey);
   if (cached && cached.until > now) return cached.view;
-  const site = await em.findOne(SiteSchema, { sitekey }, { fields: ['sitekey', 'origins', 'securityLevel', 'minWorkBits'] });
+  const site = await em.findOne(
+    SiteSchema,
+    { sitekey },
+    { fields: ['sitekey', 'origins', 'securityLevel', 'minWorkBits'] },
+  );
   const view = site
-    ? { sitekey: site.sitekey, origins: site.origins, test: false, level: levelOf(site.securityLevel), minWorkBits: site.minWorkBits ?? null }
+    ? {
+        sitekey: site.sitekey,
+        origins: site.origins,
+        test: false,
+        level: levelOf(site.securityLevel),
+        minWorkBits: site.minWorkBits ?? null,
+      }
     : null;
   caches.byKey.set(sitekey, { view, until: now + SITE_CACHE_MS });
   return view;

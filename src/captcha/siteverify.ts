@@ -65,9 +65,18 @@ function testVerdict(kind: TestSecretKind, response: string, deps: SiteverifyDep
   if (kind === 'fail') return failure('invalid-input-response');
   if (kind === 'spent') return failure('timeout-or-duplicate');
   const now = deps.now();
-  if (isDummyToken(response)) return { success: true, challenge_ts: new Date(now).toISOString(), hostname: 'example.com', 'error-codes': [], action: null, cdata: null };
+  if (isDummyToken(response))
+    return {
+      success: true,
+      challenge_ts: new Date(now).toISOString(),
+      hostname: 'example.com',
+      'error-codes': [],
+      action: null,
+      cdata: null,
+    };
   const opened = response.length <= MAX_TOKEN_LENGTH ? openToken(response, deps.tokenKey) : undefined;
-  if (opened?.ok && isTestSitekey(opened.claims.site) && !isExpired(opened.claims, now)) return successFrom(opened.claims);
+  if (opened?.ok && isTestSitekey(opened.claims.site) && !isExpired(opened.claims, now))
+    return successFrom(opened.claims);
   return failure('invalid-input-response');
 }
 
@@ -94,7 +103,8 @@ export async function verifyToken(deps: SiteverifyDeps, input: SiteverifyInput):
   const opened = openToken(response, deps.tokenKey);
   if (!opened.ok) return failure('invalid-input-response');
   const claims = opened.claims;
-  if (claims.site !== site.sitekey || (input.sitekey && input.sitekey !== site.sitekey)) return failure('invalid-input-response');
+  if (claims.site !== site.sitekey || (input.sitekey && input.sitekey !== site.sitekey))
+    return failure('invalid-input-response');
   const now = deps.now();
   if (isExpired(claims, now)) return failure('timeout-or-duplicate');
 

@@ -67,7 +67,16 @@ export function sealToken(claims: TokenClaims, key: Buffer): string {
   validateClaims(claims);
   const score = claims.score === null ? null : Math.round(claims.score * 100) / 100;
   const plaintext = Buffer.from(
-    JSON.stringify([claims.id, claims.site, claims.hostname, claims.iat, claims.kind, claims.action, score, claims.cdata]),
+    JSON.stringify([
+      claims.id,
+      claims.site,
+      claims.hostname,
+      claims.iat,
+      claims.kind,
+      claims.action,
+      score,
+      claims.cdata,
+    ]),
     'utf8',
   );
   const iv = randomBytes(IV_BYTES);
@@ -75,7 +84,8 @@ export function sealToken(claims: TokenClaims, key: Buffer): string {
   cipher.setAAD(AAD);
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   const token = Buffer.concat([Buffer.from([VERSION]), iv, body, cipher.getAuthTag()]).toString('base64url');
-  if (token.length > MAX_TOKEN_LENGTH) throw new RangeError(`sealed token is ${token.length} characters; the limit is ${MAX_TOKEN_LENGTH}`);
+  if (token.length > MAX_TOKEN_LENGTH)
+    throw new RangeError(`sealed token is ${token.length} characters; the limit is ${MAX_TOKEN_LENGTH}`);
   return token;
 }
 
@@ -86,10 +96,12 @@ export function sealToken(claims: TokenClaims, key: Buffer): string {
  */
 export function openToken(token: string, key: Buffer): OpenTokenResult {
   checkKey(key);
-  if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !base64url.test(token)) return { ok: false, reason: 'malformed' };
+  if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !base64url.test(token))
+    return { ok: false, reason: 'malformed' };
   const raw = Buffer.from(token, 'base64url');
   // Reject non-canonical encodings (stray trailing bits), so one token has one spelling.
-  if (raw.length < 1 + IV_BYTES + TAG_BYTES + 2 || raw.toString('base64url') !== token) return { ok: false, reason: 'malformed' };
+  if (raw.length < 1 + IV_BYTES + TAG_BYTES + 2 || raw.toString('base64url') !== token)
+    return { ok: false, reason: 'malformed' };
   if (raw[0] !== VERSION) return { ok: false, reason: 'malformed' };
   const iv = raw.subarray(1, 1 + IV_BYTES);
   const tag = raw.subarray(raw.length - TAG_BYTES);
@@ -125,9 +137,12 @@ function validateClaims(c: TokenClaims): void {
   boundedString(c.hostname, TOKEN_LIMITS.hostname) || fail('hostname');
   if (!Number.isSafeInteger(c.iat) || c.iat < 0) fail('iat');
   if (!kinds.includes(c.kind)) fail('kind');
-  if (c.action !== null && !boundedString(c.action, TOKEN_LIMITS.action)) fail(`action (printable ASCII, at most ${TOKEN_LIMITS.action})`);
-  if (c.cdata !== null && !boundedString(c.cdata, TOKEN_LIMITS.cdata)) fail(`cdata (printable ASCII, at most ${TOKEN_LIMITS.cdata})`);
-  if (c.score !== null && !(typeof c.score === 'number' && c.score >= 0 && c.score <= 1)) fail('score must be within 0..1');
+  if (c.action !== null && !boundedString(c.action, TOKEN_LIMITS.action))
+    fail(`action (printable ASCII, at most ${TOKEN_LIMITS.action})`);
+  if (c.cdata !== null && !boundedString(c.cdata, TOKEN_LIMITS.cdata))
+    fail(`cdata (printable ASCII, at most ${TOKEN_LIMITS.cdata})`);
+  if (c.score !== null && !(typeof c.score === 'number' && c.score >= 0 && c.score <= 1))
+    fail('score must be within 0..1');
 }
 
 function boundedString(s: unknown, max: number): boolean {
@@ -153,8 +168,8 @@ function parseClaims(plaintext: Buffer): TokenClaims | null {
     hostname,
     iat,
     kind: kind as TokenKind,
-    action: action as string | null,
-    score: score as number | null,
-    cdata: cdata as string | null,
+    action: action,
+    score: score,
+    cdata: cdata,
   };
 }

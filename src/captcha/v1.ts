@@ -2,7 +2,15 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { AppError, notFound, validationError } from '../errors.ts';
 import { answerMatches, generateAnswer, generateSalt, hashAnswer } from './answer.ts';
 import { openAnswer, sealAnswer } from './answer-seal.ts';
-import { admit, guardStore, issueToken, type AdmittedSite, type BrowserRequest, type CaptchaDeps, type IssuedToken } from './context.ts';
+import {
+  admit,
+  guardStore,
+  issueToken,
+  type AdmittedSite,
+  type BrowserRequest,
+  type CaptchaDeps,
+  type IssuedToken,
+} from './context.ts';
 import { createRng, renderChallenge } from './render.ts';
 import { TEST_ANSWER } from './test-keys.ts';
 import { NO_IMAGE_EXTRA_BITS, observe, recordFailure, recordRedeemed, workSize, type Evidence } from './evidence.ts';
@@ -64,7 +72,13 @@ function newAnswer(admitted: AdmittedSite) {
 
 function view(deps: CaptchaDeps, id: string, s: V1State): V1View {
   const ticket = (purpose: 'v1' | 'v1-no-image', extra: number) =>
-    issueWork(deps.tokenKey, { site: s.site, purpose, bind: id, size: { count: s.count, bits: s.bits + extra }, now: deps.now() });
+    issueWork(deps.tokenKey, {
+      site: s.site,
+      purpose,
+      bind: id,
+      size: { count: s.count, bits: s.bits + extra },
+      now: deps.now(),
+    });
   return {
     challenge: id,
     kind: 'v1',
@@ -81,13 +95,24 @@ function view(deps: CaptchaDeps, id: string, s: V1State): V1View {
 export async function createV1(
   deps: CaptchaDeps,
   admitted: AdmittedSite,
-  opts: { action?: string | null; cdata?: string | null; score?: number | null; workDone?: boolean; evidence?: Evidence } = {},
+  opts: {
+    action?: string | null;
+    cdata?: string | null;
+    score?: number | null;
+    workDone?: boolean;
+    evidence?: Evidence;
+  } = {},
   req?: BrowserRequest,
 ): Promise<V1View> {
   const id = randomBytes(16).toString('base64url');
   const evidence =
-    opts.evidence ?? (!admitted.test && req ? await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin })) : undefined);
-  const size = evidence ? workSize(admitted.site.level, admitted.site.minWorkBits, evidence) : workSize(admitted.site.level, admitted.site.minWorkBits, idle);
+    opts.evidence ??
+    (!admitted.test && req
+      ? await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin }))
+      : undefined);
+  const size = evidence
+    ? workSize(admitted.site.level, admitted.site.minWorkBits, evidence)
+    : workSize(admitted.site.level, admitted.site.minWorkBits, idle);
   const { answer, ...hashed } = newAnswer(admitted);
   const state: V1State = {
     kind: 'v1',
@@ -112,7 +137,11 @@ export async function createV1(
 }
 
 /** Loads a live v1 challenge and checks the request's origin against its site. */
-async function load(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise<{ state: V1State; admitted: AdmittedSite }> {
+async function load(
+  deps: CaptchaDeps,
+  id: string,
+  req: BrowserRequest,
+): Promise<{ state: V1State; admitted: AdmittedSite }> {
   const state = (await guardStore(deps.stores.challenges.get(id))) as V1State | null;
   if (!state || state.kind !== 'v1' || state.expiresAt <= deps.now()) throw notFound('Challenge');
   return { state, admitted: await admit(deps, state.site, req) };
@@ -139,7 +168,10 @@ const idle: Evidence = {
  */
 export async function renderV1Asset(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise<Buffer> {
   const { state } = await load(deps, id, req);
-  const seed = createHmac('sha256', deps.tokenKey).update(`auditcaptcha/v1-render:${state.answerSealed}`).digest().subarray(0, 16);
+  const seed = createHmac('sha256', deps.tokenKey)
+    .update(`auditcaptcha/v1-render:${state.answerSealed}`)
+    .digest()
+    .subarray(0, 16);
   return renderChallenge(openAnswer(state.answerSealed, deps.tokenKey), { rng: createRng(seed) });
 }
 
@@ -153,7 +185,12 @@ export interface V1Proof {
 
 export type V1Verdict =
   | ({ success: true } & IssuedToken)
-  | { success: false; error: 'wrong-answer' | 'challenge-spent' | 'invalid-proof'; attempts_left: number; work?: WorkView | null };
+  | {
+      success: false;
+      error: 'wrong-answer' | 'challenge-spent' | 'invalid-proof';
+      attempts_left: number;
+      work?: WorkView | null;
+    };
 
 /**
  * Checks an answer, or the no-image path. Every answer needs its proof of work first (unless
@@ -169,7 +206,9 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
   const left = () => Math.max(0, V1_LIMITS.attempts - state.attempts);
   const noImage = proof.no_image === true;
   if (!noImage && typeof proof.answer !== 'string') {
-    throw new AppError('VALIDATION_FAILED', 'An answer is required.', { errors: { answer: ['An answer, or no_image, is required.'] } });
+    throw new AppError('VALIDATION_FAILED', 'An answer is required.', {
+      errors: { answer: ['An answer, or no_image, is required.'] },
+    });
   }
   if (noImage && state.exempt) return { success: false, error: 'invalid-proof', attempts_left: left() };
   if (noImage || !(state.workDone || state.exempt)) {
@@ -178,7 +217,9 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
       { ticket: proof.work, solutions: proof.solutions },
       { site: state.site, purposes: [noImage ? 'v1-no-image' : 'v1'], bind: id, now },
     );
-    const spent = checked.ok && (await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), checked.claims, now)));
+    const spent =
+      checked.ok &&
+      (await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), checked.claims, now)));
     if (!spent) {
       await guardStore(recordFailure(deps.stores, state.site, req));
       return { success: false, error: 'invalid-proof', attempts_left: left(), ...nextWork(deps, id, state) };
@@ -188,7 +229,9 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
   if (noImage) return finish(deps, id, state, admitted);
   // A challenge with no attempts left is deleted here rather than counted again.
   const counted = (await guardStore(
-    deps.stores.challenges.update(id, (s: V1State) => (s.attempts >= V1_LIMITS.attempts ? null : { ...s, attempts: s.attempts + 1 })),
+    deps.stores.challenges.update(id, (s: V1State) =>
+      s.attempts >= V1_LIMITS.attempts ? null : { ...s, attempts: s.attempts + 1 },
+    ),
   )) as V1State | null;
   if (!counted) return { success: false, error: 'challenge-spent', attempts_left: 0 };
   const right = !counted.unsolvable && answerMatches(counted.answerHash, counted.salt, proof.answer!);
@@ -225,7 +268,9 @@ export async function regenerateV1(deps: CaptchaDeps, id: string, req: BrowserRe
   const answerSealed = sealAnswer(answer, deps.tokenKey);
   const next = (await guardStore(
     deps.stores.challenges.update(id, (s: V1State) =>
-      s.regenerations >= V1_LIMITS.regenerations ? s : { ...s, ...hashed, answerSealed, regenerations: s.regenerations + 1 },
+      s.regenerations >= V1_LIMITS.regenerations
+        ? s
+        : { ...s, ...hashed, answerSealed, regenerations: s.regenerations + 1 },
     ),
   )) as V1State | null;
   if (!next) throw notFound('Challenge');

@@ -19,19 +19,26 @@ export const action = z
 export const cdata = z
   .string()
   .max(TOKEN_LIMITS.cdata)
-  .regex(/^[\x20-\x7e]*$/, { error: 'The cdata may hold only printable ASCII characters (no newlines or accented letters).' });
+  .regex(/^[\x20-\x7e]*$/, {
+    error: 'The cdata may hold only printable ASCII characters (no newlines or accented letters).',
+  });
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
 const count = z.coerce.number().int().min(0).max(86_400_000);
 /** Telemetry sent by the widget: it can only raise the work asked or lower a score. */
 export const telemetry = z
   .object({ webdriver: flag.optional(), time_on_page_ms: count.optional(), interactions: count.optional() })
   .optional()
-  .transform((t) => (t ? { webdriver: t.webdriver, timeOnPageMs: t.time_on_page_ms, interactions: t.interactions } : undefined));
+  .transform((t) =>
+    t ? { webdriver: t.webdriver, timeOnPageMs: t.time_on_page_ms, interactions: t.interactions } : undefined,
+  );
 
 /** A proof as sent back: the signed ticket, the nonces joined by commas, the environment answer. */
 export const proofFields = {
   work: z.string().max(2048).optional(),
-  solutions: z.string().max(128 * 17).optional(),
+  solutions: z
+    .string()
+    .max(128 * 17)
+    .optional(),
   env: z.string().max(16).optional(),
 };
 

@@ -53,7 +53,8 @@ export interface WorkView {
   expires_at: string;
 }
 
-export type WorkFailure = 'malformed' | 'forged' | 'expired' | 'wrong-site' | 'wrong-purpose' | 'wrong-binding' | 'bad-solution' | 'replayed';
+export type WorkFailure =
+  'malformed' | 'forged' | 'expired' | 'wrong-site' | 'wrong-purpose' | 'wrong-binding' | 'bad-solution' | 'replayed';
 export type WorkResult = { ok: true; claims: WorkClaims; elapsedMs: number } | { ok: false; reason: WorkFailure };
 
 function workKey(tokenKey: Buffer): Buffer {
@@ -102,14 +103,29 @@ export function issueWork(
     cdata: opts.cdata ?? null,
   };
   const payload = Buffer.from(
-    JSON.stringify([claims.id, claims.site, claims.purpose, claims.bind, count, bits, claims.iat, claims.exp, claims.ev, claims.action, claims.cdata]),
+    JSON.stringify([
+      claims.id,
+      claims.site,
+      claims.purpose,
+      claims.bind,
+      count,
+      bits,
+      claims.iat,
+      claims.exp,
+      claims.ev,
+      claims.action,
+      claims.cdata,
+    ]),
   ).toString('base64url');
   const ticket = `${payload}.${mac(tokenKey, payload).toString('base64url')}`;
   return { ticket, id: claims.id, count, bits, expires_at: new Date(claims.exp).toISOString() };
 }
 
 /** Opens a ticket: its signature and shape only (no expiry, no redemption). */
-export function openTicket(tokenKey: Buffer, ticket: unknown): { ok: true; claims: WorkClaims } | { ok: false; reason: 'malformed' | 'forged' } {
+export function openTicket(
+  tokenKey: Buffer,
+  ticket: unknown,
+): { ok: true; claims: WorkClaims } | { ok: false; reason: 'malformed' | 'forged' } {
   if (typeof ticket !== 'string' || ticket.length > WORK_LIMITS.ticketLength) return { ok: false, reason: 'malformed' };
   const dot = ticket.indexOf('.');
   if (dot < 1) return { ok: false, reason: 'malformed' };
@@ -144,12 +160,14 @@ export function checkWork(
   if (c.site !== expect.site) return { ok: false, reason: 'wrong-site' };
   if (!expect.purposes.includes(c.purpose)) return { ok: false, reason: 'wrong-purpose' };
   if (c.bind !== expect.bind) return { ok: false, reason: 'wrong-binding' };
-  if (typeof proof.solutions !== 'string' || proof.solutions.length > c.count * 17) return { ok: false, reason: 'bad-solution' };
+  if (typeof proof.solutions !== 'string' || proof.solutions.length > c.count * 17)
+    return { ok: false, reason: 'bad-solution' };
   const nonces = proof.solutions.split(',');
   if (nonces.length !== c.count) return { ok: false, reason: 'bad-solution' };
   for (let i = 0; i < c.count; i++) {
-    const nonce = nonces[i]!;
-    if (!noncePattern.test(nonce) || leadingZeroBits(puzzleHash(c.id, i, nonce)) < c.bits) return { ok: false, reason: 'bad-solution' };
+    const nonce = nonces[i];
+    if (!noncePattern.test(nonce) || leadingZeroBits(puzzleHash(c.id, i, nonce)) < c.bits)
+      return { ok: false, reason: 'bad-solution' };
   }
   return { ok: true, claims: c, elapsedMs: Math.max(0, expect.now - c.iat) };
 }
@@ -197,7 +215,9 @@ export function solveWork(view: Pick<WorkView, 'id' | 'count' | 'bits'>): { solu
     const prefix = `${view.id}.${i}:`;
     for (let n = 0; ; n++) {
       hashes++;
-      const h = createHash('sha256').update(prefix + n, 'utf8').digest();
+      const h = createHash('sha256')
+        .update(prefix + n, 'utf8')
+        .digest();
       if (leadingZeroBits(h) >= view.bits) {
         out.push(String(n));
         break;

@@ -8,7 +8,6 @@ import { baseOptions } from './options.ts';
 import { StatementSafePGliteDriver } from './pglite-statements.ts';
 import { EMBEDDED_LOCK_STALE_MS, lockEmbeddedDatabase, type HeldLock } from './lock.ts';
 
-
 export interface DatabaseTarget {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
   databaseUrl?: string;
@@ -64,7 +63,7 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
       dbName: 'postgres',
       driverOptions: { connection: { pglite: () => opened } satisfies PGliteConnectionConfig },
       ...overrides,
-    } as Options);
+    });
   } catch (err) {
     await pglite?.close().catch(() => {});
     await lock?.release();

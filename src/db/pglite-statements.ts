@@ -16,9 +16,9 @@ class StatementSafeDialect extends PGliteKnexDialect {
     if (!obj.sql) throw new Error('The query is empty');
     if (obj.method === 'raw' && !obj.bindings?.length) {
       const results = await connection.exec(obj.sql);
-      obj.response = results.length === 1 ? results[0]! : results;
+      obj.response = results.length === 1 ? results[0] : results;
     } else {
-      obj.response = await connection.query(obj.sql, (obj.bindings ?? []) as unknown[]);
+      obj.response = await connection.query(obj.sql, obj.bindings ?? []);
     }
     return obj;
   }

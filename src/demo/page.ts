@@ -101,13 +101,19 @@ export function renderVerdictPage(input: VerdictPageInput): string {
   const human = score === undefined ? success : success && score >= DEMO_SCORE_THRESHOLD;
   const rows = ['success', 'error-codes', 'hostname', 'challenge_ts', 'action', 'cdata', 'score']
     .filter((k) => k in v)
-    .map((k) => `<tr><th scope="row">${escapeHtml(k)}</th><td id="verdict-${escapeHtml(k)}"><code>${escapeHtml(JSON.stringify(v[k]))}</code></td></tr>`)
+    .map(
+      (k) =>
+        `<tr><th scope="row">${escapeHtml(k)}</th><td id="verdict-${escapeHtml(k)}"><code>${escapeHtml(JSON.stringify(v[k]))}</code></td></tr>`,
+    )
     .join('\n');
-  const scoreLine = score === undefined ? '' : `<p id="score">Score <strong>${score.toFixed(2)}</strong>: ${
-    score >= DEMO_SCORE_THRESHOLD
-      ? `at or above the demo's threshold of ${DEMO_SCORE_THRESHOLD}, so the form is accepted.`
-      : `below the demo's threshold of ${DEMO_SCORE_THRESHOLD}; a real site would ask for more proof (the image challenge) or reject.`
-  }</p>`;
+  const scoreLine =
+    score === undefined
+      ? ''
+      : `<p id="score">Score <strong>${score.toFixed(2)}</strong>: ${
+          score >= DEMO_SCORE_THRESHOLD
+            ? `at or above the demo's threshold of ${DEMO_SCORE_THRESHOLD}, so the form is accepted.`
+            : `below the demo's threshold of ${DEMO_SCORE_THRESHOLD}; a real site would ask for more proof (the image challenge) or reject.`
+        }</p>`;
   return layout(
     'Demo verdict',
     input.nonce,

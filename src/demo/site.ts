@@ -35,7 +35,9 @@ export const LOOPBACK_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/;
 function readSaved(file: string): { sitekey: string; secret: string } | null {
   try {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { sitekey?: unknown; secret?: unknown };
-    return typeof saved.sitekey === 'string' && typeof saved.secret === 'string' ? { sitekey: saved.sitekey, secret: saved.secret } : null;
+    return typeof saved.sitekey === 'string' && typeof saved.secret === 'string'
+      ? { sitekey: saved.sitekey, secret: saved.secret }
+      : null;
   } catch {
     return null;
   }
@@ -52,7 +54,11 @@ function save(file: string, demo: { sitekey: string; secret: string }): void {
  * its secret rotated if the saved one no longer matches), else a new one owned by the first
  * user (the local user of the embedded start). `created` tells whether the file was written.
  */
-export async function ensureDemoSite(em: EntityManager, dataDir: string, port: number): Promise<{ demo: DemoSite; created: boolean }> {
+export async function ensureDemoSite(
+  em: EntityManager,
+  dataDir: string,
+  port: number,
+): Promise<{ demo: DemoSite; created: boolean }> {
   const file = path.resolve(dataDir, DEMO_SITE_FILE);
   const origins = [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
   const saved = readSaved(file);
@@ -61,7 +67,8 @@ export async function ensureDemoSite(em: EntityManager, dataDir: string, port: n
     const ownerId = site.owner.id;
     const wanted = [...site.origins.filter((o) => !LOOPBACK_ORIGIN.test(o)), ...origins];
     if (wanted.join() !== site.origins.join()) await updateSite(em, ownerId, site.sitekey, { origins: wanted });
-    if ((await siteBySecret(em, saved.secret))?.sitekey === site.sitekey) return { demo: { ...saved, origins: wanted }, created: false };
+    if ((await siteBySecret(em, saved.secret))?.sitekey === site.sitekey)
+      return { demo: { ...saved, origins: wanted }, created: false };
     const { secret } = await rotateSecret(em, ownerId, site.sitekey);
     save(file, { sitekey: site.sitekey, secret });
     return { demo: { sitekey: site.sitekey, secret, origins: wanted }, created: true };
@@ -77,11 +84,18 @@ export async function ensureDemoSite(em: EntityManager, dataDir: string, port: n
  * The embedded start's demo: ensures the site, registers it for `/demo` and prints where
  * to go. Never fails the start; a problem is logged.
  */
-export async function startDemo(services: Services, port: number, print: (line: string) => void = console.log): Promise<void> {
+export async function startDemo(
+  services: Services,
+  port: number,
+  print: (line: string) => void = console.log,
+): Promise<void> {
   try {
     const { demo, created } = await ensureDemoSite(services.orm.em.fork(), services.config.DATA_DIR, port);
     registerDemoSite(services, demo);
-    if (created) print(`Demo site registered (sitekey ${demo.sitekey}); its secret is in ${path.join(services.config.DATA_DIR, DEMO_SITE_FILE)}`);
+    if (created)
+      print(
+        `Demo site registered (sitekey ${demo.sitekey}); its secret is in ${path.join(services.config.DATA_DIR, DEMO_SITE_FILE)}`,
+      );
     print(`Widget demo: http://localhost:${port}/demo`);
   } catch (err) {
     services.log.warn({ err }, 'demo site not available');

@@ -13,7 +13,10 @@ export const ProjectSchema = defineEntity({
   uniques: [{ properties: ['user', 'name'] }],
   indexes: [
     { properties: ['user', 'createdAt', 'id'] },
-    { name: 'projects_name_trgm', expression: 'create index "projects_name_trgm" on "projects" using gin ("name" gin_trgm_ops)' },
+    {
+      name: 'projects_name_trgm',
+      expression: 'create index "projects_name_trgm" on "projects" using gin ("name" gin_trgm_ops)',
+    },
   ],
   properties: {
     id: p.integer().primary().autoincrement(),

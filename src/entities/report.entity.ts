@@ -25,7 +25,10 @@ export const ReportSchema = defineEntity({
     { properties: ['user', 'score', 'id'] },
     { properties: ['user', 'project', 'id'] },
     { properties: ['user', 'result', 'id'] },
-    { name: 'reports_url_lower_trgm', expression: 'create index "reports_url_lower_trgm" on "reports" using gin ("url_lower" gin_trgm_ops)' },
+    {
+      name: 'reports_url_lower_trgm',
+      expression: 'create index "reports_url_lower_trgm" on "reports" using gin ("url_lower" gin_trgm_ops)',
+    },
   ],
   properties: {
     id: p.integer().primary().autoincrement(),
@@ -58,7 +61,10 @@ export const ReportSchema = defineEntity({
       .onCreate(() => randomBytes(16).toString('base64url')),
     generatedAt: p.datetime(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

@@ -19,7 +19,10 @@ export const SiteSchema = defineEntity({
     /** Normalised origins: `scheme://host[:port]`, or `scheme://*.domain` for subdomains. */
     origins: p.json<string[]>(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     secretRotatedAt: p.datetime().nullable(),
     /** How much proof of work every token costs before evidence: low, default or high (src/captcha/evidence.ts). */
     securityLevel: p.string().length(16).default('default'),

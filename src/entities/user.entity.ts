@@ -9,7 +9,10 @@ export const UserSchema = defineEntity({
     name: p.string().length(200),
     email: p.string().length(320).nullable().unique(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

@@ -11,10 +11,14 @@ import ipaddr from 'ipaddr.js';
  */
 
 function parse(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  const bare = ip.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const bare = ip
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '');
   if (!ipaddr.isValid(bare)) return null;
   const addr = ipaddr.parse(bare);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) return (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress())
+    return (addr as ipaddr.IPv6).toIPv4Address();
   return addr;
 }
 

@@ -62,7 +62,9 @@ export function createReportAnalyzer(
     const started = performance.now();
     let outcome = 'error';
     try {
-      const result = renderer ? await renderer.analyze(url, analyzerOptions, render) : await analyzeUrl(url, analyzerOptions);
+      const result = renderer
+        ? await renderer.analyze(url, analyzerOptions, render)
+        : await analyzeUrl(url, analyzerOptions);
       outcome = 'ok';
       return result;
     } catch (err) {

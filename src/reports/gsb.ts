@@ -45,7 +45,9 @@ export async function safeBrowsingCheck(url: string, opts: SafeBrowsingOptions):
   } catch {
     return undefined;
   }
-  const found = [...new Set(matches.map((m) => (typeof m.threatType === 'string' ? m.threatType : 'THREAT_TYPE_UNSPECIFIED')))];
+  const found = [
+    ...new Set(matches.map((m) => (typeof m.threatType === 'string' ? m.threatType : 'THREAT_TYPE_UNSPECIFIED'))),
+  ];
   const details = found.map((t) => `Google Safe Browsing lists this URL for ${t}.`);
   return {
     passed: found.length === 0,

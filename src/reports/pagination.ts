@@ -66,7 +66,13 @@ export function pageWindowLinks(current: number, last: number): Array<number | '
  */
 export function buildPage<T>(
   rows: T[],
-  opts: { page: number; perPage: number; total: number; path: string; query: Record<string, string | number | undefined> },
+  opts: {
+    page: number;
+    perPage: number;
+    total: number;
+    path: string;
+    query: Record<string, string | number | undefined>;
+  },
 ): Page<T> {
   const { lastPage, offset } = pageWindow(opts.page, opts.perPage, opts.total);
   const link = (page: number) => {
@@ -78,7 +84,9 @@ export function buildPage<T>(
   const prev = opts.page > 1 ? link(Math.min(opts.page - 1, lastPage)) : null;
   const next = opts.page < lastPage ? link(opts.page + 1) : null;
   const numbered: PageLink[] = pageWindowLinks(opts.page, lastPage).map((n) =>
-    n === '...' ? { url: null, label: '...', active: false } : { url: link(n), label: String(n), active: n === opts.page },
+    n === '...'
+      ? { url: null, label: '...', active: false }
+      : { url: link(n), label: String(n), active: n === opts.page },
   );
   return {
     data: rows,
@@ -87,7 +95,11 @@ export function buildPage<T>(
       current_page: opts.page,
       from: rows.length ? offset + 1 : null,
       last_page: lastPage,
-      links: [{ url: prev, label: '&laquo; Previous', active: false }, ...numbered, { url: next, label: 'Next &raquo;', active: false }],
+      links: [
+        { url: prev, label: '&laquo; Previous', active: false },
+        ...numbered,
+        { url: next, label: 'Next &raquo;', active: false },
+      ],
       path: opts.path,
       per_page: opts.perPage,
       to: rows.length ? offset + rows.length : null,

@@ -33,7 +33,15 @@ export async function addToProject(em: EntityManager, c: ReportContribution): Pr
        score_sum = projects.score_sum + excluded.score_sum,
        ${col} = projects.${col} + 1,
        created_at = least(projects.created_at, excluded.created_at)`,
-    [c.userId, c.project, c.score, c.result === 'good' ? 1 : 0, c.result === 'decent' ? 1 : 0, c.result === 'bad' ? 1 : 0, c.createdAt],
+    [
+      c.userId,
+      c.project,
+      c.score,
+      c.result === 'good' ? 1 : 0,
+      c.result === 'decent' ? 1 : 0,
+      c.result === 'bad' ? 1 : 0,
+      c.createdAt,
+    ],
   );
 }
 
@@ -63,7 +71,11 @@ export async function removeFromProject(em: EntityManager, c: ReportContribution
 }
 
 /** Report count of a user's lists without a search, from the aggregates (no scan of reports). */
-export async function countReports(em: EntityManager, userId: number, filter: { project?: string; result?: ReportResult }): Promise<number> {
+export async function countReports(
+  em: EntityManager,
+  userId: number,
+  filter: { project?: string; result?: ReportResult },
+): Promise<number> {
   const col = filter.result ? resultColumn[filter.result] : 'reports_count';
   const rows = await sql(
     em,
@@ -82,7 +94,11 @@ export interface ProjectListQuery {
 }
 
 /** One page of a user's projects and their total. Sorting is stable (ties by id). */
-export async function listProjects(em: EntityManager, userId: number, q: ProjectListQuery): Promise<{ rows: Project[]; total: number }> {
+export async function listProjects(
+  em: EntityManager,
+  userId: number,
+  q: ProjectListQuery,
+): Promise<{ rows: Project[]; total: number }> {
   const where = q.search ? { user: userId, name: { $ilike: likeContains(q.search) } } : { user: userId };
   const column = q.sortBy === 'project' ? 'name' : 'createdAt';
   const [rows, total] = await em.findAndCount(ProjectSchema, where, {

@@ -10,7 +10,19 @@ import { shareUrl } from './share-page.ts';
 import type { ReportResults } from './results.ts';
 import { RawJson } from '../raw-json.ts';
 
-const listFields = ['id', 'url', 'project', 'result', 'score', 'privacy', 'passwordHash', 'shareId', 'generatedAt', 'createdAt', 'updatedAt'] as const;
+const listFields = [
+  'id',
+  'url',
+  'project',
+  'result',
+  'score',
+  'privacy',
+  'passwordHash',
+  'shareId',
+  'generatedAt',
+  'createdAt',
+  'updatedAt',
+] as const;
 
 /**
  * A report as lists load it, as plain data (lists load no entities): the listed columns and
@@ -21,7 +33,10 @@ export type ReportRow<Results = Report['results']> = Pick<Report, (typeof listFi
 /** A report as a list reads it: `results` as the stored JSON text. */
 export type ListedReport = ReportRow<RawJson>;
 
-function contribution(r: Pick<Report, 'project' | 'score' | 'result' | 'createdAt'>, userId: number): ReportContribution {
+function contribution(
+  r: Pick<Report, 'project' | 'score' | 'result' | 'createdAt'>,
+  userId: number,
+): ReportContribution {
   return { userId, project: r.project, score: r.score, result: r.result, createdAt: r.createdAt };
 }
 
@@ -91,7 +106,12 @@ export interface ReportUpdate {
  * concurrent updates cannot double-count project aggregates; a new final host moves the
  * report to another project.
  */
-export async function updateReport(em: EntityManager, userId: number, id: number, change: ReportUpdate): Promise<Report> {
+export async function updateReport(
+  em: EntityManager,
+  userId: number,
+  id: number,
+  change: ReportUpdate,
+): Promise<Report> {
   return em.transactional(async (tx) => {
     const report = await tx.findOne(ReportSchema, { id, user: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!report) throw notFound('Report');
@@ -124,7 +144,11 @@ export async function updateReport(em: EntityManager, userId: number, id: number
 /** Deletes a report and takes it out of its project, in one transaction. */
 export async function deleteReport(em: EntityManager, userId: number, id: number): Promise<void> {
   await em.transactional(async (tx) => {
-    const report = await tx.findOne(ReportSchema, { id, user: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE, exclude: ['results'] });
+    const report = await tx.findOne(
+      ReportSchema,
+      { id, user: userId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, exclude: ['results'] },
+    );
     if (!report) throw notFound('Report');
     const gone = contribution(report, userId);
     await tx.nativeDelete(ReportSchema, { id: report.id });
@@ -183,7 +207,9 @@ async function findPage(em: EntityManager, userId: number, q: ReportListQuery, l
     .select([...listFields, raw('"results"::text as "results_json"')])
     .where({ user: userId, id: { $in: ids } })
     .execute<Array<Omit<ListedReport, 'results'> & { results_json: string }>>('all');
-  const byId = new Map(rows.map(({ results_json, ...row }) => [row.id, { ...row, results: new RawJson(results_json) }]));
+  const byId = new Map(
+    rows.map(({ results_json, ...row }) => [row.id, { ...row, results: new RawJson(results_json) }]),
+  );
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 

@@ -21,7 +21,8 @@ export interface ReportDeps {
  * new one, or the one the report keeps). Throws a 422 on `password`.
  */
 function checkPasswordRule(privacy: Privacy, password: string | undefined, keepsOne: boolean): void {
-  if (privacy !== 2 && password) throw validationError('password', 'The password applies only when privacy is 2 (Password).');
+  if (privacy !== 2 && password)
+    throw validationError('password', 'The password applies only when privacy is 2 (Password).');
   if (privacy === 2 && !password && !keepsOne) {
     throw validationError('password', 'A password is required when privacy is 2 (Password).');
   }
@@ -36,7 +37,11 @@ export interface CreateReportRequest {
 }
 
 /** Checks the request, analyses the URL and stores the report (422 with `reason` when it cannot be analysed). */
-export async function createReportFromRequest(deps: ReportDeps, userId: number, input: CreateReportRequest): Promise<Report> {
+export async function createReportFromRequest(
+  deps: ReportDeps,
+  userId: number,
+  input: CreateReportRequest,
+): Promise<Report> {
   const url = parseReportUrl(input.url);
   checkPasswordRule(input.privacy, input.password, false);
   const analysis = await deps.analyzer.analyze(url, { render: input.render });
@@ -53,7 +58,12 @@ export interface UpdateReportRequest {
 }
 
 /** Changes privacy or password, or analyses the page again; NOT_FOUND for another user's report. */
-export async function updateReportFromRequest(deps: ReportDeps, userId: number, id: number, input: UpdateReportRequest): Promise<Report> {
+export async function updateReportFromRequest(
+  deps: ReportDeps,
+  userId: number,
+  id: number,
+  input: UpdateReportRequest,
+): Promise<Report> {
   const current = await getReport(deps.em, userId, id);
   const privacy = input.privacy ?? current.privacy;
   const keepsOne = privacy === current.privacy && current.passwordHash !== null;
@@ -61,6 +71,8 @@ export async function updateReportFromRequest(deps: ReportDeps, userId: number, 
   let password: PasswordChange = { kind: 'keep' };
   if (privacy !== 2) password = { kind: 'clear' };
   else if (input.password) password = { kind: 'set', hash: await hashPassword(input.password) };
-  const analysis = input.reanalyse ? await deps.analyzer.analyze(fullUrlOf(current), { render: input.render }) : undefined;
+  const analysis = input.reanalyse
+    ? await deps.analyzer.analyze(fullUrlOf(current), { render: input.render })
+    : undefined;
   return updateReport(deps.em, userId, id, { privacy: input.privacy, password, analysis });
 }

@@ -93,7 +93,14 @@ export function toReportResults(byCategory: Record<CheckCategory, CheckResult[]>
 /** Score and grade of stored results with `weights` (the analyzer's rule). */
 export function scoreOf(results: ReportResults, weights: Record<Importance, number>): { score: number; result: Grade } {
   return scoreResults(
-    Object.entries(results).map(([id, e]) => ({ id, category: e.category, importance: e.importance, passed: e.passed, value: null, details: [] })),
+    Object.entries(results).map(([id, e]) => ({
+      id,
+      category: e.category,
+      importance: e.importance,
+      passed: e.passed,
+      value: null,
+      details: [],
+    })),
     weights,
   );
 }
@@ -114,6 +121,12 @@ export function byCategory(results: ReportResults): Array<[CheckCategory, Array<
     .map(([id, entry]) => ({ id, ...entry }))
     .sort((a, b) => rank(a.id) - rank(b.id) || a.id.localeCompare(b.id));
   return categories
-    .map((category) => [category, entries.filter((e) => e.category === category)] as [CheckCategory, Array<ResultEntry & { id: string }>])
+    .map(
+      (category) =>
+        [category, entries.filter((e) => e.category === category)] as [
+          CheckCategory,
+          Array<ResultEntry & { id: string }>,
+        ],
+    )
     .filter(([, list]) => list.length > 0);
 }

@@ -5,7 +5,7 @@ import { byCategory, type ReportResults } from './results.ts';
 
 /** Escapes text for HTML element content and attribute values (the escape-html library). */
 export function escapeHtml(value: unknown): string {
-  return escape(typeof value === 'string' ? value : value === null || value === undefined ? '' : String(value as string | number));
+  return escape(typeof value === 'string' ? value : value === null || value === undefined ? '' : String(value));
 }
 
 const categoryTitles: Record<string, string> = {
@@ -75,7 +75,12 @@ function renderMeasurements(results: ReportResults | null | undefined): string {
     .map(([id, label]) => {
       const c = checks.get(id)!;
       const v = c.value as { ms?: number } | number | null;
-      const shown = v && typeof v === 'object' && 'ms' in v ? `${v.ms} ms` : id === 'total_byte_weight' ? `${Math.round(Number(v) / 1024)} KiB` : String(v ?? '');
+      const shown =
+        v && typeof v === 'object' && 'ms' in v
+          ? `${v.ms} ms`
+          : id === 'total_byte_weight'
+            ? `${Math.round(Number(v) / 1024)} KiB`
+            : String(v ?? '');
       return `<tr><th scope="row">${escapeHtml(label)}</th><td class="${c.passed ? 'pass' : 'fail'}">${escapeHtml(shown)}</td></tr>`;
     });
   if (!rows.length) return '';
@@ -84,11 +89,15 @@ function renderMeasurements(results: ReportResults | null | undefined): string {
 }
 
 /** The report page: grade, score, and every check by category with its details. No scripts. */
-export function renderReportPage(report: Pick<Report, 'id' | 'url' | 'project' | 'result' | 'score' | 'results' | 'generatedAt'>): string {
+export function renderReportPage(
+  report: Pick<Report, 'id' | 'url' | 'project' | 'result' | 'score' | 'results' | 'generatedAt'>,
+): string {
   const sections = byCategory(report.results as ReportResults).map(([category, checks]) => {
     const rows = (checks as CheckView[])
       .map(
-        (c) => `<tr><td><code>${escapeHtml(c.id)}</code></td><td class="${c.passed ? 'pass' : 'fail'}">${c.passed ? 'Passed' : 'Failed'}</td>
+        (
+          c,
+        ) => `<tr><td><code>${escapeHtml(c.id)}</code></td><td class="${c.passed ? 'pass' : 'fail'}">${c.passed ? 'Passed' : 'Failed'}</td>
 <td>${escapeHtml(c.importance ?? '')}</td><td>${formatValue(c.value)}${formatDetails(c.details)}</td></tr>`,
       )
       .join('\n');

@@ -120,11 +120,15 @@ export class TtlMap<V> {
 }
 
 /** Process-memory challenge store. `now` is injectable for fake time. Keys are `prefix + id`. */
-export function memoryChallengeStore<S extends object>(prefix: string, now: () => number = () => Date.now()): ChallengeStore<S> {
+export function memoryChallengeStore<S extends object>(
+  prefix: string,
+  now: () => number = () => Date.now(),
+): ChallengeStore<S> {
   const map = new TtlMap<string>({ now });
   return {
     async create(id, state, ttlMs) {
-      if (!map.setIfAbsent(prefix + id, JSON.stringify(state), positiveTtl(ttlMs))) throw new Error(`challenge ${id} already exists`);
+      if (!map.setIfAbsent(prefix + id, JSON.stringify(state), positiveTtl(ttlMs)))
+        throw new Error(`challenge ${id} already exists`);
     },
     async get(id) {
       const json = map.get(prefix + id);
@@ -187,7 +191,10 @@ export function redisChallengeStore<S extends object>(client: RedisClient, prefi
         if (json === null) return null;
         const next = fn(JSON.parse(json) as S);
         const nextJson = next === null ? '' : JSON.stringify(next);
-        const swapped = await client.eval(casScript, { keys: [key], arguments: [json, nextJson, next === null ? '1' : '0'] });
+        const swapped = await client.eval(casScript, {
+          keys: [key],
+          arguments: [json, nextJson, next === null ? '1' : '0'],
+        });
         if (Number(swapped) === 1) return next === null ? null : (JSON.parse(nextJson) as S);
         await sleep(Math.random() * Math.min(20, 2 ** attempt));
       }

@@ -30,7 +30,10 @@ export async function connectRedis(url: string, log?: Logger, connectTimeoutMs =
   const connecting = client.connect();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis at ${redact(url)} did not answer within ${connectTimeoutMs} ms`)), connectTimeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`Redis at ${redact(url)} did not answer within ${connectTimeoutMs} ms`)),
+      connectTimeoutMs,
+    );
   });
   try {
     await Promise.race([connecting, timeout]);

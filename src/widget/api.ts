@@ -63,7 +63,11 @@ export class Api {
     try {
       res = await fetch(this.url(path), { ...init, mode: 'cors', credentials: 'omit', cache: 'no-store' });
     } catch {
-      const reachable = await fetch(this.url('/healthz'), { mode: 'no-cors', credentials: 'omit', cache: 'no-store' }).then(
+      const reachable = await fetch(this.url('/healthz'), {
+        mode: 'no-cors',
+        credentials: 'omit',
+        cache: 'no-store',
+      }).then(
         () => true,
         () => false,
       );
@@ -72,7 +76,9 @@ export class Api {
     if (res.ok) return res;
     const s = res.status;
     if (s === 429) throw new CaptchaError('rate-limited', Math.max(1, Number(res.headers.get('Retry-After')) || 30));
-    throw new CaptchaError(s === 403 ? 'forbidden' : s === 404 ? 'expired' : s === 400 || s === 422 ? 'invalid' : 'server');
+    throw new CaptchaError(
+      s === 403 ? 'forbidden' : s === 404 ? 'expired' : s === 400 || s === 422 ? 'invalid' : 'server',
+    );
   }
 
   async post<T>(path: string, fields: Fields = {}): Promise<T> {
@@ -92,7 +98,13 @@ export class Api {
     const work = first.challenge;
     const env = runEnv(work.env);
     const { solutions } = await startWork(work).promise;
-    const issued = await this.post<WireScoreOutcome>('/api/v3/challenges', { ...fields, telemetry: telemetry(), work: work.ticket, solutions, env });
+    const issued = await this.post<WireScoreOutcome>('/api/v3/challenges', {
+      ...fields,
+      telemetry: telemetry(),
+      work: work.ticket,
+      solutions,
+      env,
+    });
     if ('challenge' in issued) throw new CaptchaError('server');
     return issued;
   }

@@ -47,9 +47,11 @@ export function runEnv(program: EnvProgram): string {
         el.innerHTML = `<b>${'<i></i>'.repeat(a)}</b>`;
         value = el.querySelectorAll('b > i').length;
       } else if (code === 5) {
-        value = div(`display:grid;width:max-content;grid-template-columns:repeat(${a},${b}px);column-gap:${c}px;height:1px`).offsetWidth;
+        value = div(
+          `display:grid;width:max-content;grid-template-columns:repeat(${a},${b}px);column-gap:${c}px;height:1px`,
+        ).offsetWidth;
       }
-      acc = Math.imul(acc ^ ((value + op[op.length - 1]!) >>> 0), 0x01000193) >>> 0;
+      acc = Math.imul(acc ^ ((value + op[op.length - 1]) >>> 0), 0x01000193) >>> 0;
     }
   } finally {
     host.remove();

@@ -29,13 +29,15 @@ declare global {
 }
 
 function install(): void {
-  const script = (document.currentScript ?? document.querySelector('script[src*="/widget.js"]')) as HTMLScriptElement | null;
+  const script = (document.currentScript ??
+    document.querySelector('script[src*="/widget.js"]')) as HTMLScriptElement | null;
   const src = new URL(script?.src || location.href);
   const api = new Api(new URL('.', src).href.replace(/\/$/, ''));
   const widgets = new Map<string, Widget>();
   let serial = 0;
 
-  const find = (id?: string): Widget | undefined => (id === undefined ? widgets.values().next().value : widgets.get(id));
+  const find = (id?: string): Widget | undefined =>
+    id === undefined ? widgets.values().next().value : widgets.get(id);
 
   const render = (target: string | HTMLElement, options: RenderOptions): string => {
     const el = typeof target === 'string' ? document.querySelector<HTMLElement>(target) : target;
@@ -97,7 +99,8 @@ function install(): void {
 
   ready(() => {
     if (src.searchParams.get('render') !== 'explicit') {
-      for (const el of document.querySelectorAll<HTMLElement>('[data-sitekey]')) if (!el.dataset.auditcaptchaId) render(el, fromData(el));
+      for (const el of document.querySelectorAll<HTMLElement>('[data-sitekey]'))
+        if (!el.dataset.auditcaptchaId) render(el, fromData(el));
     }
     const onload = src.searchParams.get('onload');
     const fn = onload ? (window as unknown as Record<string, unknown>)[onload] : undefined;

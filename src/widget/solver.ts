@@ -43,22 +43,48 @@ const M = new Int32Array(64);
 const firstWord = (bytes: Uint8Array, len: number): number => {
   const blocks = ((len + 8) >> 6) + 1;
   M.fill(0, 0, blocks * 16);
-  for (let i = 0; i < len; i++) M[i >> 2] |= bytes[i]! << (24 - (i & 3) * 8);
+  for (let i = 0; i < len; i++) M[i >> 2] |= bytes[i] << (24 - (i & 3) * 8);
   M[len >> 2] |= 0x80 << (24 - (len & 3) * 8);
   M[blocks * 16 - 1] = len * 8;
-  let h0 = H[0]!, h1 = H[1]!, h2 = H[2]!, h3 = H[3]!, h4 = H[4]!, h5 = H[5]!, h6 = H[6]!, h7 = H[7]!;
+  let h0 = H[0],
+    h1 = H[1],
+    h2 = H[2],
+    h3 = H[3],
+    h4 = H[4],
+    h5 = H[5],
+    h6 = H[6],
+    h7 = H[7];
   for (let off = 0; off < blocks * 16; off += 16) {
-    let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, k = h7;
+    let a = h0,
+      b = h1,
+      c = h2,
+      d = h3,
+      e = h4,
+      f = h5,
+      g = h6,
+      k = h7;
     for (let t = 0; t < 64; t++) {
       if (t < 16) W[t] = M[off + t]!;
       else {
-        const x = W[t - 15]!;
-        const y = W[t - 2]!;
-        W[t] = (((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3)) + W[t - 7]! +
-          (((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10)) + W[t - 16]!;
+        const x = W[t - 15];
+        const y = W[t - 2];
+        W[t] =
+          (((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3)) +
+          W[t - 7] +
+          (((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10)) +
+          W[t - 16];
       }
-      const t1 = (k + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + ((e & f) ^ (~e & g)) + K[t]! + W[t]!) | 0;
-      const t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+      const t1 =
+        (k +
+          (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) +
+          ((e & f) ^ (~e & g)) +
+          K[t] +
+          W[t]) |
+        0;
+      const t2 =
+        ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) +
+          ((a & b) ^ (a & c) ^ (b & c))) |
+        0;
       k = g;
       g = f;
       f = e;
@@ -68,15 +94,25 @@ const firstWord = (bytes: Uint8Array, len: number): number => {
       b = a;
       a = (t1 + t2) | 0;
     }
-    h0 = (h0 + a) | 0; h1 = (h1 + b) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
-    h4 = (h4 + e) | 0; h5 = (h5 + f) | 0; h6 = (h6 + g) | 0; h7 = (h7 + k) | 0;
+    h0 = (h0 + a) | 0;
+    h1 = (h1 + b) | 0;
+    h2 = (h2 + c) | 0;
+    h3 = (h3 + d) | 0;
+    h4 = (h4 + e) | 0;
+    h5 = (h5 + f) | 0;
+    h6 = (h6 + g) | 0;
+    h7 = (h7 + k) | 0;
   }
   return h0 >>> 0;
 };
 
-
 /** Solves puzzle `i` of challenge `id`; resolves with the nonce and the hashes it took. */
-export async function solvePuzzle(id: string, i: number, bits: number, opts: SolveOptions): Promise<{ nonce: number; hashes: number }> {
+export async function solvePuzzle(
+  id: string,
+  i: number,
+  bits: number,
+  opts: SolveOptions,
+): Promise<{ nonce: number; hashes: number }> {
   const prefix = new TextEncoder().encode(`${id}.${i}:`);
   const bytes = new Uint8Array(prefix.length + 16);
   bytes.set(prefix);
@@ -95,16 +131,18 @@ export async function solvePuzzle(id: string, i: number, bits: number, opts: Sol
       const jobs: Promise<ArrayBuffer>[] = [];
       for (let n = start; n < start + batch; n++) jobs.push(subtle.digest('SHA-256', bytes.slice(0, put(n))));
       const digests = await Promise.all(jobs);
-      for (let k = 0; k < batch; k++) if (enough(new DataView(digests[k]!).getUint32(0))) return { nonce: start + k, hashes: start + k + 1 };
+      for (let k = 0; k < batch; k++)
+        if (enough(new DataView(digests[k]).getUint32(0))) return { nonce: start + k, hashes: start + k + 1 };
     } else if (wasm) {
       for (let n = start; n < start + batch; n++) {
         wasm.init();
         wasm.update(bytes.subarray(0, put(n)));
         const d = wasm.digest('binary');
-        if (enough(((d[0]! << 24) | (d[1]! << 16) | (d[2]! << 8) | d[3]!) >>> 0)) return { nonce: n, hashes: n + 1 };
+        if (enough(((d[0] << 24) | (d[1] << 16) | (d[2] << 8) | d[3]) >>> 0)) return { nonce: n, hashes: n + 1 };
       }
     } else {
-      for (let n = start; n < start + batch; n++) if (enough(firstWord(bytes, put(n)))) return { nonce: n, hashes: n + 1 };
+      for (let n = start; n < start + batch; n++)
+        if (enough(firstWord(bytes, put(n)))) return { nonce: n, hashes: n + 1 };
     }
     if (opts.cancelled?.()) throw new Error('cancelled');
     if (opts.onPage && performance.now() - yielded > 40) {

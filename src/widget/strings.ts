@@ -49,7 +49,7 @@ export function addTranslation(language: string, strings: Partial<Strings>): voi
 /** English, then the base language (`pt`), then the exact one (`pt-br`), then overrides. */
 export function stringsFor(language: string | undefined, overrides?: Partial<Strings>): Strings {
   const lang = (!language || language === 'auto' ? navigator.language || 'en' : language).toLowerCase();
-  return { ...en, ...translations[lang.split('-')[0]!], ...translations[lang], ...overrides };
+  return { ...en, ...translations[lang.split('-')[0]], ...translations[lang], ...overrides };
 }
 
 /** Fills `{name}` placeholders. */

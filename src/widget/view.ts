@@ -22,8 +22,10 @@ export interface View {
   status: HTMLElement;
 }
 
-const light = '--bg:#fafafa;--fg:#1d1d1f;--muted:#5f6368;--line:#c4c7c5;--field:#fff;--accent:#0b57d0;--on-accent:#fff;--ok:#146c2e;--bad:#b3261e';
-const dark = '--bg:#202124;--fg:#e8eaed;--muted:#a8abb0;--line:#5f6368;--field:#131314;--accent:#a8c7fa;--on-accent:#062e6f;--ok:#6dd58c;--bad:#f2b8b5';
+const light =
+  '--bg:#fafafa;--fg:#1d1d1f;--muted:#5f6368;--line:#c4c7c5;--field:#fff;--accent:#0b57d0;--on-accent:#fff;--ok:#146c2e;--bad:#b3261e';
+const dark =
+  '--bg:#202124;--fg:#e8eaed;--muted:#a8abb0;--line:#5f6368;--field:#131314;--accent:#a8c7fa;--on-accent:#062e6f;--ok:#6dd58c;--bad:#f2b8b5';
 
 const css = `
 :host{display:block;position:relative;width:300px;max-width:100%}
@@ -84,7 +86,11 @@ function style(root: ShadowRoot): void {
   }
 }
 
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<Record<string, string>> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<Record<string, string>> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) if (v !== undefined) el.setAttribute(k, v);
   el.append(...children);
@@ -101,7 +107,12 @@ export function buildView(s: Strings, theme: string): View {
   const n = ++serial;
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', id: `s${n}` });
   const actionText = h('span', {}, s.verify);
-  const action = h('button', { type: 'button', class: 'action', 'aria-describedby': `s${n}` }, h('span', { class: 'mark', 'aria-hidden': 'true' }), actionText);
+  const action = h(
+    'button',
+    { type: 'button', class: 'action', 'aria-describedby': `s${n}` },
+    h('span', { class: 'mark', 'aria-hidden': 'true' }),
+    actionText,
+  );
   const image = h('img', { alt: s.imageAlt, width: '220', height: '80' });
   const answer = h('input', {
     id: `a${n}`,
@@ -113,7 +124,11 @@ export function buildView(s: Strings, theme: string): View {
     'aria-describedby': `s${n}`,
   });
   const submit = h('button', { type: 'button', class: 'btn' }, s.submit);
-  const refresh = h('button', { type: 'button', class: 'btn icon', 'aria-label': s.refresh, title: s.refresh }, h('span', { 'aria-hidden': 'true' }, '\u21bb'));
+  const refresh = h(
+    'button',
+    { type: 'button', class: 'btn icon', 'aria-label': s.refresh, title: s.refresh },
+    h('span', { 'aria-hidden': 'true' }, '\u21bb'),
+  );
   const noImage = h('button', { type: 'button', class: 'link', 'aria-describedby': `s${n}`, hidden: '' }, s.noImage);
   const panel = h(
     'div',
@@ -125,8 +140,19 @@ export function buildView(s: Strings, theme: string): View {
   const progress = h('progress', { max: '100', value: '0', 'aria-label': s.progress, hidden: '' });
   const box = h(
     'div',
-    { class: `box ${theme === 'dark' || theme === 'light' ? theme : ''}`, role: 'group', 'aria-label': s.label, 'data-state': 'idle' },
-    h('div', { class: 'row' }, action, h('label', { class: 'prompt', for: `a${n}` }, s.prompt), h('span', { class: 'brand', 'aria-hidden': 'true' }, 'auditcaptcha')),
+    {
+      class: `box ${theme === 'dark' || theme === 'light' ? theme : ''}`,
+      role: 'group',
+      'aria-label': s.label,
+      'data-state': 'idle',
+    },
+    h(
+      'div',
+      { class: 'row' },
+      action,
+      h('label', { class: 'prompt', for: `a${n}` }, s.prompt),
+      h('span', { class: 'brand', 'aria-hidden': 'true' }, 'auditcaptcha'),
+    ),
     panel,
     progress,
     status,

@@ -1,4 +1,13 @@
-import { CaptchaError, type Api, type Issued, type ManagedOutcome, type PowVerdict, type V1Verdict, type V1View, type WorkView } from './api.ts';
+import {
+  CaptchaError,
+  type Api,
+  type Issued,
+  type ManagedOutcome,
+  type PowVerdict,
+  type V1Verdict,
+  type V1View,
+  type WorkView,
+} from './api.ts';
 import { runEnv } from './env.ts';
 import { startWork, type WorkJob } from './work.ts';
 import { fill, stringsFor, type Strings } from './strings.ts';
@@ -38,7 +47,9 @@ export class Widget {
     this.mode = opts.mode === 'explicit' || opts.mode === 'invisible' ? opts.mode : 'managed';
     this.s = stringsFor(opts.language, opts.strings);
     this.view = buildView(this.s, opts.theme ?? 'auto');
-    this.fields = responseFields(opts.responseFieldAliases).map((name) => Object.assign(document.createElement('input'), { type: 'hidden', name }));
+    this.fields = responseFields(opts.responseFieldAliases).map((name) =>
+      Object.assign(document.createElement('input'), { type: 'hidden', name }),
+    );
     container.append(this.view.host, ...this.fields);
     this.form = container.closest('form');
     this.form?.addEventListener('submit', this.onSubmit, true);
@@ -152,19 +163,27 @@ export class Widget {
     this.busy = true;
     this.setState('working', this.s.verifying, this.s.verifying);
     try {
-      const out = await this.api.post<ManagedOutcome>('/api/v2/challenges', { sitekey: this.opts.sitekey, action: this.opts.action, cdata: this.opts.cdata, telemetry: telemetry() });
+      const out = await this.api.post<ManagedOutcome>('/api/v2/challenges', {
+        sitekey: this.opts.sitekey,
+        action: this.opts.action,
+        cdata: this.opts.cdata,
+        telemetry: telemetry(),
+      });
       if (run !== this.run) return;
       if (out.outcome === 'pass') return this.succeed(out);
       if (out.outcome === 'challenge') return await this.showChallenge(out.challenge, true, note);
       const env = runEnv(out.work.env);
       const solutions = await this.solve(out.work, run);
       if (solutions === undefined) return;
-      const verdict = await this.api.post<PowVerdict>(`/api/v2/challenges/${encodeURIComponent(out.challenge)}/verify`, {
-        work: out.work.ticket,
-        solutions,
-        env,
-        telemetry: telemetry(),
-      });
+      const verdict = await this.api.post<PowVerdict>(
+        `/api/v2/challenges/${encodeURIComponent(out.challenge)}/verify`,
+        {
+          work: out.work.ticket,
+          solutions,
+          env,
+          telemetry: telemetry(),
+        },
+      );
       if (run !== this.run) return;
       if (verdict.success) return this.succeed(verdict);
       if (verdict.error === 'challenge-required') return await this.showChallenge(verdict.challenge, true, note);
@@ -220,11 +239,14 @@ export class Widget {
     try {
       const solutions = await this.solve(c.view.no_image, run, this.s.noImageWorking);
       if (solutions === undefined) return;
-      const verdict = await this.api.post<V1Verdict>(`/api/v1/challenges/${encodeURIComponent(c.view.challenge)}/verify`, {
-        no_image: true,
-        work: c.view.no_image.ticket,
-        solutions,
-      });
+      const verdict = await this.api.post<V1Verdict>(
+        `/api/v1/challenges/${encodeURIComponent(c.view.challenge)}/verify`,
+        {
+          no_image: true,
+          work: c.view.no_image.ticket,
+          solutions,
+        },
+      );
       if (run !== this.run) return;
       if (verdict.success) return this.succeed(verdict);
       throw new CaptchaError('server');
@@ -256,7 +278,11 @@ export class Widget {
     this.busy = true;
     this.say(this.s.loading);
     try {
-      const view = await this.api.post<V1View>('/api/v1/challenges', { sitekey: this.opts.sitekey, action: this.opts.action, cdata: this.opts.cdata });
+      const view = await this.api.post<V1View>('/api/v1/challenges', {
+        sitekey: this.opts.sitekey,
+        action: this.opts.action,
+        cdata: this.opts.cdata,
+      });
       if (run === this.run) await this.showChallenge(view, false, note);
     } catch (err) {
       if (run === this.run) this.fail(err);
@@ -302,7 +328,10 @@ export class Widget {
       if (proof) this.say(this.s.verifying);
       const solved = proof ? { work: proof.ticket, solutions: (await proof.job.promise).solutions } : {};
       if (run !== this.run) return;
-      const verdict = await this.api.post<V1Verdict>(`/api/v1/challenges/${encodeURIComponent(c.view.challenge)}/verify`, { answer, ...solved });
+      const verdict = await this.api.post<V1Verdict>(
+        `/api/v1/challenges/${encodeURIComponent(c.view.challenge)}/verify`,
+        { answer, ...solved },
+      );
       if (run !== this.run) return;
       this.busy = false;
       if (verdict.success) return this.succeed(verdict);
@@ -406,10 +435,14 @@ export class Widget {
     this.challenge = undefined;
     v.panel.hidden = true;
     v.action.hidden = this.mode === 'invisible';
-    const message = code === 'forbidden' ? this.s.forbidden
-      : code === 'network' ? this.s.network
-      : code === 'rate-limited' ? fill(this.s.rateLimited, { s: (err as CaptchaError).retryAfter })
-      : this.s.failed;
+    const message =
+      code === 'forbidden'
+        ? this.s.forbidden
+        : code === 'network'
+          ? this.s.network
+          : code === 'rate-limited'
+            ? fill(this.s.rateLimited, { s: (err as CaptchaError).retryAfter })
+            : this.s.failed;
     this.setState('error', this.s.retry, message, true);
     if (code === 'rate-limited') this.wait((err as CaptchaError).retryAfter);
     else call(this.opts.errorCallback, code);

@@ -45,7 +45,11 @@ function loadWorkerSource(): Promise<string | undefined> {
 }
 
 /** Solves every puzzle; `onProgress` gets the fraction of puzzles solved. */
-export function startWork(spec: WorkSpec, onProgress: (fraction: number) => void = () => {}, opts: { engine?: Engine; workers?: number } = {}): WorkJob {
+export function startWork(
+  spec: WorkSpec,
+  onProgress: (fraction: number) => void = () => {},
+  opts: { engine?: Engine; workers?: number } = {},
+): WorkJob {
   const started = performance.now();
   const nonces: number[] = new Array(spec.count);
   let solved = 0;
@@ -63,64 +67,77 @@ export function startWork(spec: WorkSpec, onProgress: (fraction: number) => void
     solved++;
     onProgress(solved / spec.count);
   };
-  const finish = (engine: Engine | 'page') => ({ solutions: nonces.join(','), engine, ms: Math.round(performance.now() - started) });
+  const finish = (engine: Engine | 'page') => ({
+    solutions: nonces.join(','),
+    engine,
+    ms: Math.round(performance.now() - started),
+  });
 
   const onPage = async () => {
     for (let i = 0; i < spec.count; i++) {
       if (nonces[i] !== undefined) continue;
-      const { nonce } = await solvePuzzle(spec.id, i, spec.bits, { engine: 'js', onPage: true, cancelled: () => cancelled });
+      const { nonce } = await solvePuzzle(spec.id, i, spec.bits, {
+        engine: 'js',
+        onPage: true,
+        cancelled: () => cancelled,
+      });
       record(i, nonce);
     }
     return finish('page');
   };
 
-  const promise = loadWorkerSource().then((source) => new Promise<ReturnType<typeof finish>>((resolve, reject) => {
-    if (cancelled) return;
-    const fallBack = () => {
-      cleanup();
-      if (!cancelled) onPage().then(resolve, reject);
-    };
-    if (!source || typeof Worker === 'undefined') return fallBack();
-    const cores = Math.max(1, Math.min(16, opts.workers ?? (navigator.hardwareConcurrency || 2), spec.count));
-    let heard = false;
-    let done = 0;
-    let engine: Engine = 'wasm';
-    try {
-      url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-      for (let w = 0; w < cores; w++) workers.push(new Worker(url));
-    } catch {
-      return fallBack();
-    }
-    workers.forEach((worker, w) => {
-      worker.onerror = (e) => {
-        e.preventDefault();
-        if (!heard) fallBack();
-        else {
+  const promise = loadWorkerSource().then(
+    (source) =>
+      new Promise<ReturnType<typeof finish>>((resolve, reject) => {
+        if (cancelled) return;
+        const fallBack = () => {
           cleanup();
-          reject(new Error('worker failed'));
+          if (!cancelled) onPage().then(resolve, reject);
+        };
+        if (!source || typeof Worker === 'undefined') return fallBack();
+        const cores = Math.max(1, Math.min(16, opts.workers ?? (navigator.hardwareConcurrency || 2), spec.count));
+        let heard = false;
+        let done = 0;
+        let engine: Engine = 'wasm';
+        try {
+          url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+          for (let w = 0; w < cores; w++) workers.push(new Worker(url));
+        } catch {
+          return fallBack();
         }
-      };
-      worker.onmessage = (m: MessageEvent<{ i?: number; n?: number; done?: boolean; engine?: Engine; e?: string }>) => {
-        heard = true;
-        const d = m.data;
-        if (d.e !== undefined) {
-          cleanup();
-          return reject(new Error(d.e));
-        }
-        if (d.i !== undefined && d.n !== undefined) return record(d.i, d.n);
-        if (d.done) {
-          engine = d.engine ?? engine;
-          if (++done === workers.length) {
-            cleanup();
-            resolve(finish(engine));
-          }
-        }
-      };
-      const indices: number[] = [];
-      for (let i = w; i < spec.count; i += cores) indices.push(i);
-      worker.postMessage({ id: spec.id, bits: spec.bits, indices, engine: opts.engine });
-    });
-  }));
+        workers.forEach((worker, w) => {
+          worker.onerror = (e) => {
+            e.preventDefault();
+            if (!heard) fallBack();
+            else {
+              cleanup();
+              reject(new Error('worker failed'));
+            }
+          };
+          worker.onmessage = (
+            m: MessageEvent<{ i?: number; n?: number; done?: boolean; engine?: Engine; e?: string }>,
+          ) => {
+            heard = true;
+            const d = m.data;
+            if (d.e !== undefined) {
+              cleanup();
+              return reject(new Error(d.e));
+            }
+            if (d.i !== undefined && d.n !== undefined) return record(d.i, d.n);
+            if (d.done) {
+              engine = d.engine ?? engine;
+              if (++done === workers.length) {
+                cleanup();
+                resolve(finish(engine));
+              }
+            }
+          };
+          const indices: number[] = [];
+          for (let i = w; i < spec.count; i += cores) indices.push(i);
+          worker.postMessage({ id: spec.id, bits: spec.bits, indices, engine: opts.engine });
+        });
+      }),
+  );
   return {
     promise,
     cancel() {

@@ -22,7 +22,10 @@ afterAll(async () => {
 });
 
 async function expectUnauthorized(p: Promise<unknown>) {
-  const err = await p.then(() => null, (e) => e);
+  const err = await p.then(
+    () => null,
+    (e) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   expect((err as AppError).code).toBe('UNAUTHORIZED');
 }
@@ -107,7 +110,9 @@ describe('API keys', () => {
     await services.orm.em.getConnection().execute('update api_keys set name = ? where id = ?', ['renamed', apiKey.id]);
     expect((await authenticateApiKey(services.orm.em.fork(), `Bearer ${key}`, opts)).name).toBe('default');
     // The wrong secret for a cached prefix is still refused.
-    await expectUnauthorized(authenticateApiKey(services.orm.em.fork(), `Bearer ${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`, opts));
+    await expectUnauthorized(
+      authenticateApiKey(services.orm.em.fork(), `Bearer ${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`, opts),
+    );
     await revokeApiKey(services.orm.em.fork(), `ak_${apiKey.prefix}`, undefined, services.stores);
     await expectUnauthorized(authenticateApiKey(services.orm.em.fork(), `Bearer ${key}`, opts));
   });
@@ -130,7 +135,9 @@ describe.skipIf(!TEST_REDIS_URL)('API-key cache across instances (Redis)', () =>
     expect((await authenticateApiKey(redisServices.orm.em.fork(), `Bearer ${key}`, opts)).id).toBe(apiKey.id);
     // Another instance revokes: its row update and its bump of the shared version, and
     // nothing in this process.
-    await redisServices.orm.em.getConnection().execute('update api_keys set revoked_at = now() where id = ?', [apiKey.id]);
+    await redisServices.orm.em
+      .getConnection()
+      .execute('update api_keys set revoked_at = now() where id = ?', [apiKey.id]);
     await redisServices.stores.redis!.incr(`${redisServices.stores.keyPrefix}apikeys:revocations`);
     await expectUnauthorized(authenticateApiKey(redisServices.orm.em.fork(), `Bearer ${key}`, opts));
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { apiKeyScheme, parseBearer, sameSecret, secretScheme, siteSecretScheme } from '../../src/accounts/secret-scheme.ts';
+import {
+  apiKeyScheme,
+  parseBearer,
+  sameSecret,
+  secretScheme,
+  siteSecretScheme,
+} from '../../src/accounts/secret-scheme.ts';
 import { parseId } from '../../src/ids.ts';
 
 describe('prefixed secrets (API keys and site secrets)', () => {

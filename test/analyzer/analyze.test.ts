@@ -29,7 +29,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function serve(routes: (origin: string) => Record<string, FixtureHandler>, fallback?: FixtureHandler): Promise<FixtureServer> {
+async function serve(
+  routes: (origin: string) => Record<string, FixtureHandler>,
+  fallback?: FixtureHandler,
+): Promise<FixtureServer> {
   const table: Record<string, FixtureHandler> = {};
   const server = await startFixtureServer(table, fallback);
   Object.assign(table, routes(server.origin));
@@ -37,7 +40,8 @@ async function serve(routes: (origin: string) => Record<string, FixtureHandler>,
   return server;
 }
 
-const options = (overrides: AnalyzerOptionsOverrides = {}) => defaultAnalyzerOptions({ allowPrivate: true, ...overrides });
+const options = (overrides: AnalyzerOptionsOverrides = {}) =>
+  defaultAnalyzerOptions({ allowPrivate: true, ...overrides });
 
 function check(result: AnalysisResult, id: string): CheckResult {
   const found = Object.values(result.results)
@@ -76,22 +80,62 @@ describe('a well-built page', () => {
     expect(result.httpVersion).toBe('1.1');
     expect(result.timings.totalMs).toBeGreaterThanOrEqual(result.timings.ttfbMs);
     const mustPass = [
-      'title', 'meta_description', 'headings', 'content_keywords', 'image_keywords', 'seo_friendly_url', '404_page',
-      'robots', 'noindex', 'in_page_links', 'language', 'favicon', 'canonical', 'hreflang', 'text_compression',
-      'page_size', 'http_requests', 'image_format', 'defer_javascript', 'dom_size', 'cache_headers',
-      'image_dimensions', 'mixed_content', 'server_signature', 'unsafe_cross_origin_links', 'plaintext_email',
-      'content_security_policy', 'content_type_options', 'frame_protection', 'referrer_policy',
-      'structured_data', 'json_ld_valid', 'meta_viewport', 'charset', 'sitemap', 'social', 'open_graph',
-      'content_length', 'text_html_ratio', 'inline_css', 'deprecated_html_tags', 'doctype',
+      'title',
+      'meta_description',
+      'headings',
+      'content_keywords',
+      'image_keywords',
+      'seo_friendly_url',
+      '404_page',
+      'robots',
+      'noindex',
+      'in_page_links',
+      'language',
+      'favicon',
+      'canonical',
+      'hreflang',
+      'text_compression',
+      'page_size',
+      'http_requests',
+      'image_format',
+      'defer_javascript',
+      'dom_size',
+      'cache_headers',
+      'image_dimensions',
+      'mixed_content',
+      'server_signature',
+      'unsafe_cross_origin_links',
+      'plaintext_email',
+      'content_security_policy',
+      'content_type_options',
+      'frame_protection',
+      'referrer_policy',
+      'structured_data',
+      'json_ld_valid',
+      'meta_viewport',
+      'charset',
+      'sitemap',
+      'social',
+      'open_graph',
+      'content_length',
+      'text_html_ratio',
+      'inline_css',
+      'deprecated_html_tags',
+      'doctype',
     ];
-    for (const id of mustPass) expect({ id, passed: check(result, id).passed, details: check(result, id).details }).toMatchObject({ passed: true });
+    for (const id of mustPass)
+      expect({ id, passed: check(result, id).passed, details: check(result, id).details }).toMatchObject({
+        passed: true,
+      });
     // Served over plain HTTP/1.1 with gzip: these cannot pass.
-    for (const id of ['https_encryption', 'http_to_https_redirect', 'hsts', 'http2', 'brotli']) expect(check(result, id).passed).toBe(false);
+    for (const id of ['https_encryption', 'http_to_https_redirect', 'hsts', 'http2', 'brotli'])
+      expect(check(result, id).passed).toBe(false);
     expect(check(result, 'http2').value).toBe('1.1');
     expect(check(result, 'sitemap').value).toBe(`${site.origin}/sitemap-index.xml`);
     expect(check(result, 'social').value).toEqual(['X (Twitter)', 'Facebook']);
     expect(Object.keys(result.results)).toEqual(['seo', 'performance', 'security', 'miscellaneous']);
-    for (const [category, list] of Object.entries(result.results)) for (const c of list) expect(c.category).toBe(category);
+    for (const [category, list] of Object.entries(result.results))
+      for (const c of list) expect(c.category).toBe(category);
   });
 });
 
@@ -122,7 +166,20 @@ describe('a poor page', () => {
     expect(failed('seo_friendly_url').join(' ')).toMatch(/query string.*uppercase.*underscores/);
     expect(failed('in_page_links')).toEqual(['161 links (max 150).']);
     expect(failed('404_page')[0]).toMatch(/answered with status 200/);
-    for (const id of ['meta_description', 'language', 'favicon', 'canonical', 'text_compression', 'meta_viewport', 'charset', 'doctype', 'sitemap', 'open_graph', 'content_length', 'structured_data']) {
+    for (const id of [
+      'meta_description',
+      'language',
+      'favicon',
+      'canonical',
+      'text_compression',
+      'meta_viewport',
+      'charset',
+      'doctype',
+      'sitemap',
+      'open_graph',
+      'content_length',
+      'structured_data',
+    ]) {
       failed(id);
     }
   });
@@ -159,7 +216,10 @@ describe('redirects', () => {
   });
 
   it('fails on a redirect loop', async () => {
-    const site = await serve(() => ({ '/a': { status: 302, headers: { location: '/b' } }, '/b': { status: 307, headers: { location: '/a' } } }));
+    const site = await serve(() => ({
+      '/a': { status: 302, headers: { location: '/b' } },
+      '/b': { status: 307, headers: { location: '/a' } },
+    }));
     await expectFailure(analyzeUrl(`${site.origin}/a`, options()), 'too_many_redirects');
   });
 
@@ -176,7 +236,10 @@ describe('content encodings', () => {
       const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
       expect(check(result, 'title').value).toBe('Coffee Brewing Guide: Methods and Tips');
       expect(check(result, 'content_length').passed).toBe(true);
-      expect(check(result, 'text_compression')).toMatchObject({ passed: encoding !== undefined, value: encoding ?? null });
+      expect(check(result, 'text_compression')).toMatchObject({
+        passed: encoding !== undefined,
+        value: encoding ?? null,
+      });
       expect(check(result, 'brotli').passed).toBe(encoding === 'br');
       expect(check(result, 'page_size').value).toBe(Buffer.byteLength(goodPage(site.origin)));
     });
@@ -215,7 +278,10 @@ describe('robots.txt, 404 handling and indexing', () => {
   });
 
   it('fails not_found_page when a random path answers 200', async () => {
-    const site = await serve((origin) => goodSite(origin), { headers: { 'content-type': 'text/html' }, body: '<p>Everything exists</p>' });
+    const site = await serve((origin) => goodSite(origin), {
+      headers: { 'content-type': 'text/html' },
+      body: '<p>Everything exists</p>',
+    });
     const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
     expect(check(result, '404_page')).toMatchObject({ passed: false, value: 200 });
     expect(site.hits.some((h) => h.startsWith('/this-page-should-not-exist-'))).toBe(true);
@@ -270,7 +336,9 @@ describe('failures', () => {
   });
 
   it('timeout when the page is slower than totalTimeoutMs', async () => {
-    const site = await serve((origin) => ({ '/slow': { delayMs: 10_000, headers: { 'content-type': 'text/html' }, body: goodPage(origin) } }));
+    const site = await serve((origin) => ({
+      '/slow': { delayMs: 10_000, headers: { 'content-type': 'text/html' }, body: goodPage(origin) },
+    }));
     await expectFailure(analyzeUrl(`${site.origin}/slow`, options({ totalTimeoutMs: 200 })), 'timeout');
   });
 
@@ -337,7 +405,13 @@ describe('failures', () => {
   });
 
   it('invalid_url for bad input', async () => {
-    for (const url of ['ftp://example.com/', 'javascript:alert(1)', 'not a url', `http://example.com/${'a'.repeat(2048)}`, 'http://user:pw@example.com/']) {
+    for (const url of [
+      'ftp://example.com/',
+      'javascript:alert(1)',
+      'not a url',
+      `http://example.com/${'a'.repeat(2048)}`,
+      'http://user:pw@example.com/',
+    ]) {
       await expectFailure(analyzeUrl(url, options()), 'invalid_url');
     }
   });

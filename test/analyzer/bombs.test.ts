@@ -6,7 +6,13 @@
 import type { ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AnalyzeError, CheckPool, analyzeUrl, defaultAnalyzerOptions, type AnalyzerOptionsOverrides } from '../../src/analyzer/index.ts';
+import {
+  AnalyzeError,
+  CheckPool,
+  analyzeUrl,
+  defaultAnalyzerOptions,
+  type AnalyzerOptionsOverrides,
+} from '../../src/analyzer/index.ts';
 import { brotliBomb, gzipBomb } from './bombs.ts';
 import { goodPath, goodSite } from './fixtures/pages.ts';
 import { startFixtureServer, type FixtureHandler, type FixtureServer } from './fixtures/server.ts';
@@ -24,10 +30,13 @@ async function serve(routes: (origin: string) => Record<string, FixtureHandler>)
   return server;
 }
 
-const options = (overrides: AnalyzerOptionsOverrides = {}) => defaultAnalyzerOptions({ allowPrivate: true, ...overrides });
+const options = (overrides: AnalyzerOptionsOverrides = {}) =>
+  defaultAnalyzerOptions({ allowPrivate: true, ...overrides });
 
 /** Wall time, process CPU time (all threads, zlib's included) and peak RSS growth of `fn`. */
-async function measure<T>(fn: () => Promise<T>): Promise<{ value: T | unknown; ms: number; cpuMs: number; rssGrowthMb: number }> {
+async function measure<T>(
+  fn: () => Promise<T>,
+): Promise<{ value: T | unknown; ms: number; cpuMs: number; rssGrowthMb: number }> {
   const rss0 = process.memoryUsage.rss();
   let peak = rss0;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
@@ -62,7 +71,9 @@ describe('compression bombs', () => {
     const bomb = await brotliBomb(16);
     expect(bomb.length).toBeLessThan(16 * 1024);
     // Decoding its first 32 MiB really gives zeros (the stream is valid).
-    const head = zlib.brotliDecompressSync(bomb.subarray(0, 40), { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
+    const head = zlib.brotliDecompressSync(bomb.subarray(0, 40), {
+      finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+    });
     expect(head.length).toBeGreaterThan(0);
     expect(head.every((b) => b === 0)).toBe(true);
   });
@@ -72,7 +83,9 @@ describe('compression bombs', () => {
       const bomb = kind === 'br' ? await brotliBomb(16) : gzipBomb(4096);
       const site = await serve((origin) => ({ ...goodSite(origin), [goodPath]: bombRoute(bomb, kind) }));
       const run = await measure(() => analyzeUrl(`${site.origin}${goodPath}`, options()));
-      console.log(`${kind} page bomb (${bomb.length} bytes): ${run.ms.toFixed(0)} ms, ${run.cpuMs.toFixed(0)} CPU ms, +${run.rssGrowthMb.toFixed(0)} MB RSS`);
+      console.log(
+        `${kind} page bomb (${bomb.length} bytes): ${run.ms.toFixed(0)} ms, ${run.cpuMs.toFixed(0)} CPU ms, +${run.rssGrowthMb.toFixed(0)} MB RSS`,
+      );
       expect(run.value).toBeInstanceOf(AnalyzeError);
       expect((run.value as AnalyzeError).reason).toBe('too_large');
       expect(run.ms).toBeLessThan(maxMs);
@@ -82,9 +95,14 @@ describe('compression bombs', () => {
 
     it(`${kind}: robots.txt is cut at its cap and the analysis completes, quickly and in bounded memory`, async () => {
       const bomb = kind === 'br' ? await brotliBomb(16) : gzipBomb(4096);
-      const site = await serve((origin) => ({ ...goodSite(origin), '/robots.txt': bombRoute(bomb, kind, 'text/plain') }));
+      const site = await serve((origin) => ({
+        ...goodSite(origin),
+        '/robots.txt': bombRoute(bomb, kind, 'text/plain'),
+      }));
       const run = await measure(() => analyzeUrl(`${site.origin}${goodPath}`, options()));
-      console.log(`${kind} robots.txt bomb (${bomb.length} bytes): ${run.ms.toFixed(0)} ms, ${run.cpuMs.toFixed(0)} CPU ms, +${run.rssGrowthMb.toFixed(0)} MB RSS`);
+      console.log(
+        `${kind} robots.txt bomb (${bomb.length} bytes): ${run.ms.toFixed(0)} ms, ${run.cpuMs.toFixed(0)} CPU ms, +${run.rssGrowthMb.toFixed(0)} MB RSS`,
+      );
       expect(run.value).not.toBeInstanceOf(Error);
       expect(run.ms).toBeLessThan(maxMs);
       expect(run.cpuMs).toBeLessThan(maxCpuMs);
@@ -108,7 +126,9 @@ describe('ANALYZER_TIMEOUT_MS bounds the whole analysis, wall clock', () => {
   it('a page body that never ends fails with timeout at the deadline', async () => {
     const site = await serve((origin) => ({ ...goodSite(origin), [goodPath]: trickle('text/html', 'gzip') }));
     const t0 = performance.now();
-    const err = await analyzeUrl(`${site.origin}${goodPath}`, options({ totalTimeoutMs: 1_000 })).catch((e: unknown) => e);
+    const err = await analyzeUrl(`${site.origin}${goodPath}`, options({ totalTimeoutMs: 1_000 })).catch(
+      (e: unknown) => e,
+    );
     const ms = performance.now() - t0;
     expect(err).toBeInstanceOf(AnalyzeError);
     expect((err as AnalyzeError).reason).toBe('timeout');
@@ -130,26 +150,47 @@ describe('ANALYZER_TIMEOUT_MS bounds the whole analysis, wall clock', () => {
     expect(robots.value).toMatchObject({ status: null });
   });
 
-  it('checks that would outrun the deadline are stopped at it (timeout, not check_budget)', { timeout: 60_000 }, async () => {
-    const pool = new CheckPool({ threads: 1 });
-    try {
-      const row = '<div style="x"><a href="/a" target="_blank"><img src="a.png">w</a></div>';
-      const heavy = `<!DOCTYPE html><html><body>${row.repeat(4_000_000 / row.length)}</body></html>`;
-      const site = await serve((origin) => ({ ...goodSite(origin), [goodPath]: { headers: { 'content-type': 'text/html' }, body: heavy } }));
-      // Warm the worker, so that the deadline below is spent on the checks.
-      await pool.run(
-        { url: 'http://x.test/', requestedUrl: 'http://x.test/', html: '<p>', status: 200, headers: {}, httpVersion: '1.1', timings: { ttfbMs: 0, totalMs: 0 }, transferredBytes: 3, decodedBytes: 3, thresholds: options().thresholds, userAgent: 'x' },
-        30_000,
-      );
-      const t0 = performance.now();
-      const err = await analyzeUrl(`${site.origin}${goodPath}`, options({ totalTimeoutMs: 700, checkBudgetMs: 60_000, checkPool: pool })).catch((e: unknown) => e);
-      const ms = performance.now() - t0;
-      expect(err).toBeInstanceOf(AnalyzeError);
-      expect((err as AnalyzeError).reason).toBe('timeout');
-      expect(ms).toBeLessThan(700 + 2_000);
-    } finally {
-      await pool.close();
-    }
-  });
+  it(
+    'checks that would outrun the deadline are stopped at it (timeout, not check_budget)',
+    { timeout: 60_000 },
+    async () => {
+      const pool = new CheckPool({ threads: 1 });
+      try {
+        const row = '<div style="x"><a href="/a" target="_blank"><img src="a.png">w</a></div>';
+        const heavy = `<!DOCTYPE html><html><body>${row.repeat(4_000_000 / row.length)}</body></html>`;
+        const site = await serve((origin) => ({
+          ...goodSite(origin),
+          [goodPath]: { headers: { 'content-type': 'text/html' }, body: heavy },
+        }));
+        // Warm the worker, so that the deadline below is spent on the checks.
+        await pool.run(
+          {
+            url: 'http://x.test/',
+            requestedUrl: 'http://x.test/',
+            html: '<p>',
+            status: 200,
+            headers: {},
+            httpVersion: '1.1',
+            timings: { ttfbMs: 0, totalMs: 0 },
+            transferredBytes: 3,
+            decodedBytes: 3,
+            thresholds: options().thresholds,
+            userAgent: 'x',
+          },
+          30_000,
+        );
+        const t0 = performance.now();
+        const err = await analyzeUrl(
+          `${site.origin}${goodPath}`,
+          options({ totalTimeoutMs: 700, checkBudgetMs: 60_000, checkPool: pool }),
+        ).catch((e: unknown) => e);
+        const ms = performance.now() - t0;
+        expect(err).toBeInstanceOf(AnalyzeError);
+        expect((err as AnalyzeError).reason).toBe('timeout');
+        expect(ms).toBeLessThan(700 + 2_000);
+      } finally {
+        await pool.close();
+      }
+    },
+  );
 });
-

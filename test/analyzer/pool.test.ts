@@ -30,7 +30,7 @@ describe('AnalysisPool', () => {
     await tick();
     expect(gates.map((g) => g.started())).toEqual([true, true, false, false]);
     expect([pool.active, pool.queued]).toEqual([2, 2]);
-    gates[1]!.release();
+    gates[1].release();
     await tick();
     expect(gates.map((g) => g.started())).toEqual([true, true, true, false]);
     expect([pool.active, pool.queued]).toEqual([2, 1]);

@@ -78,25 +78,31 @@ describe('regex safety', () => {
 
   it('recheck flags the patterns that froze the service', () => {
     process.env['RECHECK_SYNC_BACKEND'] = 'pure';
-    const doctype = checkSync(String.raw`^\uFEFF?\s*(?:<!--[\s\S]*?-->\s*)*(<!doctype\s+html[^>]*>)`, 'i', { timeout: 20_000 });
+    const doctype = checkSync(String.raw`^\uFEFF?\s*(?:<!--[\s\S]*?-->\s*)*(<!doctype\s+html[^>]*>)`, 'i', {
+      timeout: 20_000,
+    });
     expect(doctype.status).toBe('vulnerable');
     const quadratic = checkSync(String.raw`\d+\.\d+|\/\s*\d`, '', { timeout: 20_000 });
     expect(quadratic.status).toBe('vulnerable');
   });
 
-  it('no regex literal or RegExp in src/, routers/, facade/ or bin/ is vulnerable to ReDoS', { timeout: 600_000 }, () => {
-    process.env['RECHECK_SYNC_BACKEND'] = 'pure';
-    const { regexes, dynamic } = collectRegexes();
-    const problems: string[] = dynamic.map((where) => `${where}: RegExp built from a non-literal pattern`);
-    for (const regex of regexes) {
-      const verdict = checkSync(regex.source, regex.flags, { timeout: 20_000 });
-      if (verdict.status === 'safe') continue;
-      const why =
-        verdict.status === 'vulnerable'
-          ? `${verdict.complexity.summary}, attack ${JSON.stringify(verdict.attack.pattern)}`
-          : `undecided (${verdict.error.kind})`;
-      problems.push(`${regex.where}: /${regex.source}/${regex.flags} is ${verdict.status}: ${why}`);
-    }
-    expect(problems).toEqual([]);
-  });
+  it(
+    'no regex literal or RegExp in src/, routers/, facade/ or bin/ is vulnerable to ReDoS',
+    { timeout: 600_000 },
+    () => {
+      process.env['RECHECK_SYNC_BACKEND'] = 'pure';
+      const { regexes, dynamic } = collectRegexes();
+      const problems: string[] = dynamic.map((where) => `${where}: RegExp built from a non-literal pattern`);
+      for (const regex of regexes) {
+        const verdict = checkSync(regex.source, regex.flags, { timeout: 20_000 });
+        if (verdict.status === 'safe') continue;
+        const why =
+          verdict.status === 'vulnerable'
+            ? `${verdict.complexity.summary}, attack ${JSON.stringify(verdict.attack.pattern)}`
+            : `undecided (${verdict.error.kind})`;
+        problems.push(`${regex.where}: /${regex.source}/${regex.flags} is ${verdict.status}: ${why}`);
+      }
+      expect(problems).toEqual([]);
+    },
+  );
 });

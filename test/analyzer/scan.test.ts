@@ -12,11 +12,28 @@ const oldDoctype = /^\uFEFF?\s*(?:<!--[\s\S]*?-->\s*)*(<!doctype\s+html[^>]*>)/i
 const oldMeta = /<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)/i;
 const oldVersion = /\d+\.\d+|\/\s*\d/;
 
-const fromPieces = (pieces: string[], maxLength = 40) => fc.array(fc.constantFrom(...pieces), { maxLength }).map((a) => a.join(''));
+const fromPieces = (pieces: string[], maxLength = 40) =>
+  fc.array(fc.constantFrom(...pieces), { maxLength }).map((a) => a.join(''));
 
 describe('findEmailAddresses', () => {
   it('matches the former pattern on random text', () => {
-    const text = fromPieces(['a', 'B', 'z', '1', '.', '@', '-', '_', '%', '+', ' ', 'com', 'x.org', '\u00e9', 'abcdefghijklmnopqrstuvwxyz']);
+    const text = fromPieces([
+      'a',
+      'B',
+      'z',
+      '1',
+      '.',
+      '@',
+      '-',
+      '_',
+      '%',
+      '+',
+      ' ',
+      'com',
+      'x.org',
+      '\u00e9',
+      'abcdefghijklmnopqrstuvwxyz',
+    ]);
     fc.assert(
       fc.property(text, (t) => {
         expect(findEmailAddresses(t)).toEqual(t.match(oldEmail) ?? []);
@@ -35,7 +52,24 @@ describe('findEmailAddresses', () => {
 
 describe('leadingDoctype', () => {
   it('matches the former pattern on documents built from comments, space and doctypes', () => {
-    const doc = fromPieces(['\uFEFF', ' ', '\n', '<!---->', '<!-- x -->', '<!--', '-->', '<!DOCTYPE html>', '<!doctype  HTML lang>', '<!doctypehtml>', '<html>', 'a', '>'], 8);
+    const doc = fromPieces(
+      [
+        '\uFEFF',
+        ' ',
+        '\n',
+        '<!---->',
+        '<!-- x -->',
+        '<!--',
+        '-->',
+        '<!DOCTYPE html>',
+        '<!doctype  HTML lang>',
+        '<!doctypehtml>',
+        '<html>',
+        'a',
+        '>',
+      ],
+      8,
+    );
     fc.assert(
       fc.property(doc, (d) => {
         const before = oldDoctype.exec(d)?.[1] ?? null;
@@ -58,7 +92,10 @@ describe('leadingDoctype', () => {
 
 describe('metaCharset', () => {
   it('matches the former pattern on random heads', () => {
-    const head = fromPieces(['<meta', ' ', 'charset', '=', '"', "'", 'utf-8', 'x', '>', '<', 'content="text/html;', ';'], 20);
+    const head = fromPieces(
+      ['<meta', ' ', 'charset', '=', '"', "'", 'utf-8', 'x', '>', '<', 'content="text/html;', ';'],
+      20,
+    );
     fc.assert(
       fc.property(head, (h) => {
         expect(metaCharset(h)).toBe(oldMeta.exec(h)?.[1]);

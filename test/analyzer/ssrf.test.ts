@@ -7,12 +7,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AddressGuard, classifyAddress } from '../../src/analyzer/address-guard.ts';
 import { createPinnedAgent } from '../../src/analyzer/dispatcher.ts';
-import {
-  AnalyzeError,
-  analyzeUrl,
-  defaultAnalyzerOptions,
-  type LookupFunction,
-} from '../../src/analyzer/index.ts';
+import { AnalyzeError, analyzeUrl, defaultAnalyzerOptions, type LookupFunction } from '../../src/analyzer/index.ts';
 import { goodPath, goodSite } from './fixtures/pages.ts';
 import { startFixtureServer, type FixtureServer } from './fixtures/server.ts';
 
@@ -27,7 +22,10 @@ function tableLookup(table: Record<string, string | string[]>, queries: string[]
     queries.push(hostname);
     const entry = table[hostname];
     if (!entry) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    return (Array.isArray(entry) ? entry : [entry]).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    return (Array.isArray(entry) ? entry : [entry]).map((address) => ({
+      address,
+      family: address.includes(':') ? 6 : 4,
+    }));
   };
 }
 
@@ -113,11 +111,14 @@ describe('names resolving to non-public addresses are refused', () => {
     expect(err.message).toBe(message);
   });
 
-  it.each(['http://localhost/', 'http://LOCALHOST./', 'http://app.localhost:3000/'])('%s (answered locally, no DNS)', async (url) => {
-    const err = await refusal(analyzeUrl(url, guarded()));
-    expect(err.message).toMatch(/^The host [a-z.]+ resolves to an address that is not allowed\.$/);
-    expect(err.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
-  });
+  it.each(['http://localhost/', 'http://LOCALHOST./', 'http://app.localhost:3000/'])(
+    '%s (answered locally, no DNS)',
+    async (url) => {
+      const err = await refusal(analyzeUrl(url, guarded()));
+      expect(err.message).toMatch(/^The host [a-z.]+ resolves to an address that is not allowed\.$/);
+      expect(err.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+    },
+  );
 });
 
 describe('redirects and auxiliary fetches are re-checked', () => {
@@ -165,7 +166,8 @@ describe('redirects and auxiliary fetches are re-checked', () => {
     const { server, options } = await setup();
     const p = server.port;
     const routes = goodSite(`http://public.test:${p}`);
-    (routes['/robots.txt'] as { body: string }).body = 'User-agent: *\nAllow: /\nSitemap: http://169.254.169.254/sitemap.xml\n';
+    (routes['/robots.txt'] as { body: string }).body =
+      'User-agent: *\nAllow: /\nSitemap: http://169.254.169.254/sitemap.xml\n';
     const site = await startFixtureServer(routes);
     servers.push(site);
     const result = await analyzeUrl(`http://public.test:${site.port}${goodPath}`, options);
@@ -178,7 +180,8 @@ describe('redirects and auxiliary fetches are re-checked', () => {
     const { server, options } = await setup();
     const p = server.port;
     const routes = goodSite(`http://public.test:${p}`);
-    (routes['/robots.txt'] as { body: string }).body = `User-agent: *\nAllow: /\nSitemap: http://evil.test:${p}/sitemap.xml\n`;
+    (routes['/robots.txt'] as { body: string }).body =
+      `User-agent: *\nAllow: /\nSitemap: http://evil.test:${p}/sitemap.xml\n`;
     const site = await startFixtureServer(routes);
     servers.push(site);
     const result = await analyzeUrl(`http://public.test:${site.port}${goodPath}`, options);
@@ -230,24 +233,42 @@ describe('DNS rebinding', () => {
 });
 
 describe('classifyAddress', () => {
-  it.each(['8.8.8.8', '93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001::200e'])('allows public %s', (ip) => {
-    expect(classifyAddress(ip, false)).toMatchObject({ allowed: true, range: 'unicast' });
-  });
-
-  it.each(['127.0.0.1', '10.0.0.1', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1', '::1', 'fe80::1', 'fd00::1', '240.0.0.1'])(
-    'allowPrivate allows %s',
+  it.each(['8.8.8.8', '93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001::200e'])(
+    'allows public %s',
     (ip) => {
-      expect(classifyAddress(ip, false).allowed).toBe(false);
-      expect(classifyAddress(ip, true).allowed).toBe(true);
+      expect(classifyAddress(ip, false)).toMatchObject({ allowed: true, range: 'unicast' });
     },
   );
 
-  it.each(['0.0.0.0', '::', '224.0.0.1', 'ff02::1', '255.255.255.255', 'not-an-ip'])('never allows %s, even with allowPrivate', (ip) => {
-    expect(classifyAddress(ip, true).allowed).toBe(false);
+  it.each([
+    '127.0.0.1',
+    '10.0.0.1',
+    '172.16.0.1',
+    '192.168.0.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '::1',
+    'fe80::1',
+    'fd00::1',
+    '240.0.0.1',
+  ])('allowPrivate allows %s', (ip) => {
+    expect(classifyAddress(ip, false).allowed).toBe(false);
+    expect(classifyAddress(ip, true).allowed).toBe(true);
   });
 
+  it.each(['0.0.0.0', '::', '224.0.0.1', 'ff02::1', '255.255.255.255', 'not-an-ip'])(
+    'never allows %s, even with allowPrivate',
+    (ip) => {
+      expect(classifyAddress(ip, true).allowed).toBe(false);
+    },
+  );
+
   it('unwraps IPv4-mapped IPv6', () => {
-    expect(classifyAddress('::ffff:7f00:1', false)).toMatchObject({ address: '127.0.0.1', range: 'loopback', allowed: false });
+    expect(classifyAddress('::ffff:7f00:1', false)).toMatchObject({
+      address: '127.0.0.1',
+      range: 'loopback',
+      allowed: false,
+    });
     expect(classifyAddress('::ffff:8.8.8.8', false)).toMatchObject({ address: '8.8.8.8', allowed: true });
   });
 });

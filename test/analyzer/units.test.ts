@@ -23,7 +23,16 @@ describe('defaultAnalyzerOptions', () => {
       maxRedirects: 10,
       weights: { high: 10, medium: 5, low: 0 },
     });
-    expect(o.thresholds).toMatchObject({ titleMaxLength: 60, maxLinks: 150, maxLoadTimeMs: 2000, maxPageSizeBytes: 330 * 1024, maxRequests: 50, maxDomNodes: 1500, minWords: 500, minTextHtmlRatio: 10 });
+    expect(o.thresholds).toMatchObject({
+      titleMaxLength: 60,
+      maxLinks: 150,
+      maxLoadTimeMs: 2000,
+      maxPageSizeBytes: 330 * 1024,
+      maxRequests: 50,
+      maxDomNodes: 1500,
+      minWords: 500,
+      minTextHtmlRatio: 10,
+    });
   });
 
   it('merges thresholds and weights key by key', () => {
@@ -44,11 +53,21 @@ describe('defaultAnalyzerOptions', () => {
 });
 
 describe('scoring', () => {
-  const r = (importance: CheckResult['importance'], passed: boolean): CheckResult => ({ id: 'x', category: 'seo', importance, passed, value: null, details: [] });
+  const r = (importance: CheckResult['importance'], passed: boolean): CheckResult => ({
+    id: 'x',
+    category: 'seo',
+    importance,
+    passed,
+    value: null,
+    details: [],
+  });
   const weights = { high: 10, medium: 5, low: 2 };
 
   it('is the weighted share of passed checks', () => {
-    expect(scoreResults([r('high', true), r('medium', false), r('low', true)], weights)).toEqual({ score: 71, result: 'decent' });
+    expect(scoreResults([r('high', true), r('medium', false), r('low', true)], weights)).toEqual({
+      score: 71,
+      result: 'decent',
+    });
     expect(scoreResults([r('high', true)], weights)).toEqual({ score: 100, result: 'good' });
     expect(scoreResults([r('high', false), r('low', true)], weights)).toEqual({ score: 17, result: 'bad' });
     expect(scoreResults([], weights).score).toBe(0);
@@ -80,7 +99,9 @@ describe('toAnalyzeError', () => {
   });
 
   it('looks through undici wrappers via cause', () => {
-    const wrapped = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) });
+    const wrapped = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
+    });
     expect(toAnalyzeError(wrapped, 'http://a.example/').reason).toBe('refused');
   });
 });
@@ -90,9 +111,12 @@ describe('parseTargetUrl', () => {
     expect(parseTargetUrl('  HTTP://Example.COM/a ').href).toBe('http://example.com/a');
     expect(parseTargetUrl('/next', new URL('https://example.com/a')).href).toBe('https://example.com/next');
   });
-  it.each(['mailto:a@example.com', 'data:text/html,hi', 'http://', `https://e.com/${'x'.repeat(2040)}`])('refuses %s', (url) => {
-    expect(() => parseTargetUrl(url)).toThrow(AnalyzeError);
-  });
+  it.each(['mailto:a@example.com', 'data:text/html,hi', 'http://', `https://e.com/${'x'.repeat(2040)}`])(
+    'refuses %s',
+    (url) => {
+      expect(() => parseTargetUrl(url)).toThrow(AnalyzeError);
+    },
+  );
 });
 
 describe('readBody', () => {
@@ -114,14 +138,18 @@ describe('readBody', () => {
 
   it('fails too_large on decoded size, or truncates when asked', async () => {
     const gz = zlib.gzipSync(html);
-    await expect(readBody(stream(gz), 'gzip', { maxBytes: 5000, truncate: false })).rejects.toMatchObject({ reason: 'too_large' });
+    await expect(readBody(stream(gz), 'gzip', { maxBytes: 5000, truncate: false })).rejects.toMatchObject({
+      reason: 'too_large',
+    });
     const cut = await readBody(stream(gz), 'gzip', { maxBytes: 5000, truncate: true });
     expect(cut).toMatchObject({ truncated: true, decodedBytes: 5000 });
     expect(cut.bytes.equals(html.subarray(0, 5000))).toBe(true);
   });
 
   it('refuses unknown encodings', async () => {
-    await expect(readBody(stream(html), 'compress', { maxBytes: 1e6, truncate: false })).rejects.toMatchObject({ reason: 'network' });
+    await expect(readBody(stream(html), 'compress', { maxBytes: 1e6, truncate: false })).rejects.toMatchObject({
+      reason: 'network',
+    });
   });
 });
 
@@ -129,7 +157,9 @@ describe('decodeHtml', () => {
   const latin1 = Buffer.from([0x3c, 0x70, 0x3e, 0xe9, 0x3c, 0x2f, 0x70, 0x3e]); // <p>é</p>
   it('uses the Content-Type charset, then <meta charset>, then UTF-8', () => {
     expect(decodeHtml(latin1, 'text/html; charset=ISO-8859-1')).toBe('<p>é</p>');
-    expect(decodeHtml(Buffer.concat([Buffer.from('<meta charset="windows-1252">'), latin1]), 'text/html')).toContain('<p>é</p>');
+    expect(decodeHtml(Buffer.concat([Buffer.from('<meta charset="windows-1252">'), latin1]), 'text/html')).toContain(
+      '<p>é</p>',
+    );
     expect(decodeHtml(Buffer.from('<p>é</p>'), undefined)).toBe('<p>é</p>');
     expect(decodeHtml(Buffer.from('\uFEFF<p>x</p>'), 'text/html; charset=latin1')).toBe('<p>x</p>');
   });
@@ -137,10 +167,12 @@ describe('decodeHtml', () => {
 
 describe('sitemap helpers', () => {
   it('reads Sitemap: lines', () => {
-    expect(sitemapsFromRobots('User-agent: *\nsitemap: /a.xml\nSitemap: https://cdn.example/b.xml', new URL('https://example.com/'))).toEqual([
-      'https://example.com/a.xml',
-      'https://cdn.example/b.xml',
-    ]);
+    expect(
+      sitemapsFromRobots(
+        'User-agent: *\nsitemap: /a.xml\nSitemap: https://cdn.example/b.xml',
+        new URL('https://example.com/'),
+      ),
+    ).toEqual(['https://example.com/a.xml', 'https://cdn.example/b.xml']);
   });
   it('recognises sitemaps and not soft-404 HTML', () => {
     expect(looksLikeSitemap(200, 'application/xml', '<?xml version="1.0"?><urlset>')).toBe(true);

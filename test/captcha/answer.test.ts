@@ -30,7 +30,8 @@ describe('hashAnswer / answerMatches', () => {
   const stored = hashAnswer('AC4K9', salt);
 
   it('matches case-insensitively and ignores whitespace', () => {
-    for (const given of ['AC4K9', 'ac4k9', '  Ac4K9\n', 'AC 4K9', '\tac4 k9 ']) expect(answerMatches(stored, salt, given)).toBe(true);
+    for (const given of ['AC4K9', 'ac4k9', '  Ac4K9\n', 'AC 4K9', '\tac4 k9 '])
+      expect(answerMatches(stored, salt, given)).toBe(true);
   });
 
   it('rejects other answers, other salts, and junk', () => {

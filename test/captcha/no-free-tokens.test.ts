@@ -30,9 +30,14 @@ afterAll(async () => {
 
 const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 const post = (path: string, json: unknown, from = ip()) =>
-  request(`${server.url}${path}`, { method: 'POST', headers: { ...browser(ORIGIN, from), Referer: `${ORIGIN}/signup` }, json });
+  request(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { ...browser(ORIGIN, from), Referer: `${ORIGIN}/signup` },
+    json,
+  });
 /** The v1 answer, read from the store with the server's key: a perfect reader of the image. */
-const answerOf = async (id: string) => openAnswer((await services.stores.challenges.get(id)).answerSealed, services.config.tokenKey!);
+const answerOf = async (id: string) =>
+  openAnswer((await services.stores.challenges.get(id)).answerSealed, services.config.tokenKey!);
 
 describe('no token without work', () => {
   it('v2 never passes on headers and telemetry alone', async () => {
@@ -41,7 +46,11 @@ describe('no token without work', () => {
       expect(res.status).toBe(201);
       expect(res.body.outcome).not.toBe('pass');
       expect(res.body).not.toHaveProperty('token');
-      const unsolved = await post(`/api/v2/challenges/${res.body.challenge}/verify`, { work: res.body.work.ticket, env: '1', telemetry: human });
+      const unsolved = await post(`/api/v2/challenges/${res.body.challenge}/verify`, {
+        work: res.body.work.ticket,
+        env: '1',
+        telemetry: human,
+      });
       expect(unsolved.body).not.toHaveProperty('token');
     }
   });
@@ -51,7 +60,12 @@ describe('no token without work', () => {
       const res = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', telemetry: human });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body)).toEqual(['challenge']);
-      const forged = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', work: 'e30.AAAA', solutions: '1' });
+      const forged = await post('/api/v3/challenges', {
+        sitekey: site.sitekey,
+        action: 'signup',
+        work: 'e30.AAAA',
+        solutions: '1',
+      });
       expect(forged.status).toBe(422);
       expect(forged.body.errors.work).toBeDefined();
     }
@@ -59,8 +73,14 @@ describe('no token without work', () => {
 
   it('v3 with the work but no browser environment scores at most 0.3', async () => {
     const from = ip();
-    const { challenge } = (await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', telemetry: human }, from)).body;
-    const res = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', telemetry: human, ...(await solveProofAsync(challenge)) }, from);
+    const { challenge } = (
+      await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', telemetry: human }, from)
+    ).body;
+    const res = await post(
+      '/api/v3/challenges',
+      { sitekey: site.sitekey, action: 'signup', telemetry: human, ...(await solveProofAsync(challenge)) },
+      from,
+    );
     expect(res.status).toBe(201);
     const verdict = await siteverify(server.url, { secret: site.secret, response: res.body.token });
     expect(verdict.body.success).toBe(true);
@@ -73,7 +93,10 @@ describe('no token without work', () => {
     const answer = await answerOf(id);
     const bare = await post(`/api/v1/challenges/${id}/verify`, { answer });
     expect(bare.body).toMatchObject({ success: false, error: 'invalid-proof', attempts_left: 3 });
-    const right = await post(`/api/v1/challenges/${id}/verify`, { answer, ...(await solveProofAsync(created.body.work)) });
+    const right = await post(`/api/v1/challenges/${id}/verify`, {
+      answer,
+      ...(await solveProofAsync(created.body.work)),
+    });
     expect(right.body).toMatchObject({ success: true, token: expect.any(String) });
     expect((await siteverify(server.url, { secret: site.secret, response: right.body.token })).body.success).toBe(true);
   });
@@ -83,11 +106,19 @@ describe('no token without work', () => {
     const id = created.body.challenge;
     const first = await solveProofAsync(created.body.work);
     const wrong = await post(`/api/v1/challenges/${id}/verify`, { answer: 'ZZZZZ', ...first });
-    expect(wrong.body).toMatchObject({ success: false, error: 'wrong-answer', attempts_left: 2, work: { count: expect.any(Number) } });
+    expect(wrong.body).toMatchObject({
+      success: false,
+      error: 'wrong-answer',
+      attempts_left: 2,
+      work: { count: expect.any(Number) },
+    });
     // The spent proof does not pay for a second answer.
     const again = await post(`/api/v1/challenges/${id}/verify`, { answer: await answerOf(id), ...first });
     expect(again.body).toMatchObject({ success: false, error: 'invalid-proof', attempts_left: 2 });
-    const next = await post(`/api/v1/challenges/${id}/verify`, { answer: await answerOf(id), ...(await solveProofAsync(wrong.body.work)) });
+    const next = await post(`/api/v1/challenges/${id}/verify`, {
+      answer: await answerOf(id),
+      ...(await solveProofAsync(wrong.body.work)),
+    });
     expect(next.body.success).toBe(true);
   });
 });
@@ -97,18 +128,32 @@ describe('proofs are bound and spent', () => {
     const from = ip();
     const { challenge } = (await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup' }, from)).body;
     const proof = { ...(await solveProofAsync(challenge)), env: envAnswerFor(services, challenge.id) };
-    expect((await post('/api/v3/challenges', { sitekey: other.sitekey, action: 'signup', ...proof }, from)).status).toBe(422);
-    expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'login', ...proof }, from)).status).toBe(422);
-    expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', ...proof }, from)).status).toBe(201);
-    expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', ...proof }, from)).status).toBe(404);
+    expect(
+      (await post('/api/v3/challenges', { sitekey: other.sitekey, action: 'signup', ...proof }, from)).status,
+    ).toBe(422);
+    expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'login', ...proof }, from)).status).toBe(
+      422,
+    );
+    expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', ...proof }, from)).status).toBe(
+      201,
+    );
+    expect((await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'signup', ...proof }, from)).status).toBe(
+      404,
+    );
   });
 
   it('refuses a v1 proof made for another challenge, and the image proof on the no-image path', async () => {
     const a = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body;
     const b = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body;
-    const res = await post(`/api/v1/challenges/${b.challenge}/verify`, { answer: await answerOf(b.challenge), ...(await solveProofAsync(a.work)) });
+    const res = await post(`/api/v1/challenges/${b.challenge}/verify`, {
+      answer: await answerOf(b.challenge),
+      ...(await solveProofAsync(a.work)),
+    });
     expect(res.body.error).toBe('invalid-proof');
-    const noImage = await post(`/api/v1/challenges/${b.challenge}/verify`, { no_image: true, ...(await solveProofAsync(b.work)) });
+    const noImage = await post(`/api/v1/challenges/${b.challenge}/verify`, {
+      no_image: true,
+      ...(await solveProofAsync(b.work)),
+    });
     expect(noImage.body.error).toBe('invalid-proof');
   });
 });
@@ -118,18 +163,27 @@ describe('the way through without the image', () => {
     const low = await createTestSite(services, [ORIGIN], { security_level: 'low' });
     const created = (await post('/api/v1/challenges', { sitekey: low.sitekey })).body;
     expect(created.work).toMatchObject({ count: 16, bits: 12 });
-    expect(created.no_image.count * 2 ** created.no_image.bits).toBeGreaterThanOrEqual(8 * created.work.count * 2 ** created.work.bits);
-    const res = await post(`/api/v1/challenges/${created.challenge}/verify`, { no_image: true, ...(await solveProofAsync(created.no_image)) });
+    expect(created.no_image.count * 2 ** created.no_image.bits).toBeGreaterThanOrEqual(
+      8 * created.work.count * 2 ** created.work.bits,
+    );
+    const res = await post(`/api/v1/challenges/${created.challenge}/verify`, {
+      no_image: true,
+      ...(await solveProofAsync(created.no_image)),
+    });
     expect(res.body).toMatchObject({ success: true, token: expect.any(String) });
     expect((await siteverify(server.url, { secret: low.secret, response: res.body.token })).body.success).toBe(true);
-    expect((await post(`/api/v1/challenges/${created.challenge}/verify`, { no_image: true, work: 'x.y', solutions: '1' })).status).toBe(404);
+    expect(
+      (await post(`/api/v1/challenges/${created.challenge}/verify`, { no_image: true, work: 'x.y', solutions: '1' }))
+        .status,
+    ).toBe(404);
   });
 });
 
 describe('work rises with velocity', () => {
   const bitsAfter = async (n: number, from: (i: number) => string) => {
     let bits = 0;
-    for (let i = 0; i < n; i++) bits = (await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'a' }, from(i))).body.challenge.bits;
+    for (let i = 0; i < n; i++)
+      bits = (await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'a' }, from(i))).body.challenge.bits;
     return bits;
   };
   it('per address, per IPv4 /24 and per IPv6 /64', async () => {
@@ -158,7 +212,8 @@ describe('cdata and action at the door', () => {
 describe('one rendering per answer', () => {
   it('serves the same PNG on later GETs and a new one after a regeneration', async () => {
     const created = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body;
-    const get = async (url: string) => Buffer.from(await (await fetch(`${server.url}${url}`, { headers: browser(ORIGIN, ip()) })).arrayBuffer());
+    const get = async (url: string) =>
+      Buffer.from(await (await fetch(`${server.url}${url}`, { headers: browser(ORIGIN, ip()) })).arrayBuffer());
     const first = await get(created.asset_url);
     expect((await get(created.asset_url)).equals(first)).toBe(true);
     const next = (await post(`/api/v1/challenges/${created.challenge}/regenerate`, {})).body;
@@ -169,7 +224,10 @@ describe('one rendering per answer', () => {
 describe('route limits count an IPv6 client by its /64', () => {
   it('refuses the 61st challenge a minute from 61 addresses of one /64, and not from another /64', async () => {
     const statuses: number[] = [];
-    for (let i = 1; i <= 61; i++) statuses.push((await post('/api/v1/challenges', { sitekey: site.sitekey }, `2001:db8:99:1::${i.toString(16)}`)).status);
+    for (let i = 1; i <= 61; i++)
+      statuses.push(
+        (await post('/api/v1/challenges', { sitekey: site.sitekey }, `2001:db8:99:1::${i.toString(16)}`)).status,
+      );
     expect(statuses.slice(0, 60).every((s) => s === 201)).toBe(true);
     expect(statuses[60]).toBe(429);
     expect((await post('/api/v1/challenges', { sitekey: site.sitekey }, '2001:db8:99:2::1')).status).toBe(201);

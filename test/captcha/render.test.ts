@@ -9,7 +9,7 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 async function darkShare(png: Buffer, level = 128): Promise<number> {
   const { bitmap } = await Jimp.fromBuffer(png);
   let dark = 0;
-  for (let i = 0; i < bitmap.width * bitmap.height; i++) if (bitmap.data[i * 4]! < level) dark++;
+  for (let i = 0; i < bitmap.width * bitmap.height; i++) if (bitmap.data[i * 4] < level) dark++;
   return dark / (bitmap.width * bitmap.height);
 }
 

@@ -63,16 +63,22 @@ describe('sealToken / openToken', () => {
   });
 
   it('round-trips any in-bounds printable claims (property)', () => {
-    const printable = (max: number) => fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
+    const printable = (max: number) =>
+      fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
     fc.assert(
-      fc.property(printable(64), fc.option(printable(255)), fc.option(fc.double({ min: 0, max: 1, noNaN: true })), (action, cdata, score) => {
-        const c = claims({ action, cdata, score });
-        const token = sealToken(c, key);
-        expect(token.length).toBeLessThanOrEqual(MAX_TOKEN_LENGTH);
-        const opened = openToken(token, key);
-        expect(opened.ok).toBe(true);
-        if (opened.ok) expect(opened.claims.cdata).toBe(cdata);
-      }),
+      fc.property(
+        printable(64),
+        fc.option(printable(255)),
+        fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
+        (action, cdata, score) => {
+          const c = claims({ action, cdata, score });
+          const token = sealToken(c, key);
+          expect(token.length).toBeLessThanOrEqual(MAX_TOKEN_LENGTH);
+          const opened = openToken(token, key);
+          expect(opened.ok).toBe(true);
+          if (opened.ok) expect(opened.claims.cdata).toBe(cdata);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -93,7 +99,7 @@ describe('sealToken / openToken', () => {
     const raw = Buffer.from(token, 'base64url');
     for (let byte = 1; byte < raw.length; byte++) {
       const flipped = Buffer.from(raw);
-      flipped[byte]! ^= 1 << byte % 8;
+      flipped[byte] ^= 1 << (byte % 8);
       expect(openToken(flipped.toString('base64url'), key)).toEqual({ ok: false, reason: 'tampered' });
     }
   });
@@ -111,7 +117,15 @@ describe('sealToken / openToken', () => {
     const raw = Buffer.from(token, 'base64url');
     const wrongVersion = Buffer.from(raw);
     wrongVersion[0] = 2;
-    for (const bad of ['', 'x', '!!!!', `${token}=`, token.slice(0, 20), token + 'A'.repeat(2048), wrongVersion.toString('base64url')]) {
+    for (const bad of [
+      '',
+      'x',
+      '!!!!',
+      `${token}=`,
+      token.slice(0, 20),
+      token + 'A'.repeat(2048),
+      wrongVersion.toString('base64url'),
+    ]) {
       expect(openToken(bad, key)).toEqual({ ok: false, reason: 'malformed' });
     }
     expect(openToken(undefined as unknown as string, key)).toEqual({ ok: false, reason: 'malformed' });
@@ -119,9 +133,16 @@ describe('sealToken / openToken', () => {
 
   it('never throws and never opens random input (property)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.base64String(), fc.uint8Array().map((b) => Buffer.from(b).toString('base64url'))), (s) => {
-        expect(openToken(s, key).ok).toBe(false);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.base64String(),
+          fc.uint8Array().map((b) => Buffer.from(b).toString('base64url')),
+        ),
+        (s) => {
+          expect(openToken(s, key).ok).toBe(false);
+        },
+      ),
       { numRuns: 500 },
     );
   });

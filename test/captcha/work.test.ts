@@ -37,7 +37,7 @@ describe('work tickets', () => {
     // Another key, or a payload changed to ask for less work, fails the signature.
     expect(checkWork(randomBytes(32), proof, base)).toEqual({ ok: false, reason: 'forged' });
     const [payload, mac] = view.ticket.split('.');
-    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     claims[5] = 1;
     const cheaper = `${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${mac}`;
     expect(checkWork(key, { ...proof, ticket: cheaper }, base)).toEqual({ ok: false, reason: 'forged' });
@@ -47,10 +47,16 @@ describe('work tickets', () => {
     const view = issue();
     const good = solveWork(view).solutions.split(',');
     expect(checkWork(key, { ticket: view.ticket }, expect_)).toEqual({ ok: false, reason: 'bad-solution' });
-    expect(checkWork(key, { ticket: view.ticket, solutions: good.slice(1).join(',') }, expect_)).toEqual({ ok: false, reason: 'bad-solution' });
+    expect(checkWork(key, { ticket: view.ticket, solutions: good.slice(1).join(',') }, expect_)).toEqual({
+      ok: false,
+      reason: 'bad-solution',
+    });
     const bad = [...good];
     bad[3] = 'x1';
-    expect(checkWork(key, { ticket: view.ticket, solutions: bad.join(',') }, expect_)).toEqual({ ok: false, reason: 'bad-solution' });
+    expect(checkWork(key, { ticket: view.ticket, solutions: bad.join(',') }, expect_)).toEqual({
+      ok: false,
+      reason: 'bad-solution',
+    });
   });
 });
 
@@ -99,7 +105,8 @@ describe('evidence sets the work', () => {
     for (let i = 1; i <= 30; i++) last = await observe(stores, 'sk_a', { ip: `198.51.100.${i}`, ...ua });
     expect(last).toMatchObject({ clientRate: 1, networkRate: 30 });
     expect(workSize('default', null, last!).bits).toBeGreaterThan(13);
-    for (let i = 1; i <= 20; i++) last = await observe(stores, 'sk_a', { ip: `2001:db8:7:7::${i.toString(16)}`, ...ua });
+    for (let i = 1; i <= 20; i++)
+      last = await observe(stores, 'sk_a', { ip: `2001:db8:7:7::${i.toString(16)}`, ...ua });
     expect(last).toMatchObject({ clientRate: 20, networkRate: 20 });
     // velocity (+2) and, here, the 19 puzzles issued and never redeemed (+2)
     expect(workSize('default', null, last!).bits).toBe(17);
@@ -116,14 +123,24 @@ describe('evidence sets the work', () => {
 describe('score from evidence', () => {
   const work = { size: { count: 32, bits: 13 }, elapsedMs: 900 };
   it('reaches 0.9 only with the environment proof and the work, and never above 0.1 without the proof', () => {
-    expect(scoreEvidence({ evidence: calm, envOk: true, work, telemetry: { interactions: 3, timeOnPageMs: 5000 } }).score).toBe(0.9);
-    expect(scoreEvidence({ evidence: calm, envOk: false, work, telemetry: { interactions: 3, timeOnPageMs: 5000 } }).score).toBe(0.1);
+    expect(
+      scoreEvidence({ evidence: calm, envOk: true, work, telemetry: { interactions: 3, timeOnPageMs: 5000 } }).score,
+    ).toBe(0.9);
+    expect(
+      scoreEvidence({ evidence: calm, envOk: false, work, telemetry: { interactions: 3, timeOnPageMs: 5000 } }).score,
+    ).toBe(0.1);
   });
   it('puts headless Chromium as launched by default at 0.3 or below', () => {
-    expect(scoreEvidence({ evidence: calm, envOk: true, work, telemetry: { webdriver: true } }).score).toBeLessThanOrEqual(0.3);
-    expect(scoreEvidence({ evidence: { ...calm, uaHeadless: true }, envOk: true, work }).score).toBeLessThanOrEqual(0.5);
+    expect(
+      scoreEvidence({ evidence: calm, envOk: true, work, telemetry: { webdriver: true } }).score,
+    ).toBeLessThanOrEqual(0.3);
+    expect(scoreEvidence({ evidence: { ...calm, uaHeadless: true }, envOk: true, work }).score).toBeLessThanOrEqual(
+      0.5,
+    );
   });
   it('notices work done faster than a browser can', () => {
-    expect(scoreEvidence({ evidence: calm, envOk: true, work: { size: { count: 32, bits: 20 }, elapsedMs: 10 } }).reasons).toContain('work_too_fast');
+    expect(
+      scoreEvidence({ evidence: calm, envOk: true, work: { size: { count: 32, bits: 20 }, elapsedMs: 10 } }).reasons,
+    ).toContain('work_too_fast');
   });
 });

@@ -5,7 +5,13 @@ import type { paths } from '../../client/api.d.ts';
 import { clientTypesFile, generateClientTypes } from '../../client/generate.ts';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.ts';
 import { expectConformant } from '../helpers/openapi-conformance.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -30,8 +36,15 @@ function typedClient(apiKey: string) {
   api.use({
     async onResponse({ request, response }) {
       const text = await response.clone().text();
-      const body: unknown = text && response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
-      await expectConformant({ method: request.method, path: request.url, status: response.status, headers: response.headers, body });
+      const body: unknown =
+        text && response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
+      await expectConformant({
+        method: request.method,
+        path: request.url,
+        status: response.status,
+        headers: response.headers,
+        body,
+      });
     },
   });
   return api;

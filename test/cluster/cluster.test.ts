@@ -89,7 +89,8 @@ describe.runIf(real)('three instances on one PostgreSQL and one Redis', () => {
     expect(successesPerToken.every((n) => n === 1)).toBe(true);
     expect(all.filter((r) => r.body.success === true)).toHaveLength(200);
     for (const r of all) {
-      if (r.body.success) expect(r.body).toMatchObject({ hostname: 'shop.example', action: 'login', score: expect.any(Number) });
+      if (r.body.success)
+        expect(r.body).toMatchObject({ hostname: 'shop.example', action: 'login', score: expect.any(Number) });
       else expect(r.body['error-codes']).toEqual(['timeout-or-duplicate']);
     }
   }, 120_000);
@@ -97,7 +98,11 @@ describe.runIf(real)('three instances on one PostgreSQL and one Redis', () => {
   it('holds the per-address challenge limit in total: 60 pass round-robin, the 61st is refused on every process', async () => {
     const ip = nextAddress();
     const create = (url: string, from = ip) =>
-      request(`${url}/api/v1/challenges`, { method: 'POST', headers: browser(origin, from), json: { sitekey: site.sitekey } });
+      request(`${url}/api/v1/challenges`, {
+        method: 'POST',
+        headers: browser(origin, from),
+        json: { sitekey: site.sitekey },
+      });
     const first = await inBatches(Array.from({ length: 60 }), 10, () => create(cluster.pick()));
     expect(first.map((r) => r.status)).toEqual(Array(60).fill(201));
     for (const url of cluster.urls) {
@@ -113,7 +118,11 @@ describe.runIf(real)('three instances on one PostgreSQL and one Redis', () => {
   it('lists, updates and deletes through one process the reports created through another', async () => {
     const [a, b, c] = cluster.urls as [string, string, string];
     const key = cluster.apiKey;
-    const created = await request(`${a}/api/v1/reports`, { method: 'POST', key, form: { url: `${fixture.url}/good`, privacy: '1' } });
+    const created = await request(`${a}/api/v1/reports`, {
+      method: 'POST',
+      key,
+      form: { url: `${fixture.url}/good`, privacy: '1' },
+    });
     expect(created.status).toBe(201);
     const { id, project } = created.body.data;
 
@@ -123,10 +132,17 @@ describe.runIf(real)('three instances on one PostgreSQL and one Redis', () => {
     const projects = await request(`${c}/api/v1/projects`, { key });
     expect(projects.body.data).toContainEqual(expect.objectContaining({ project, reports: 1 }));
 
-    const updated = await request(`${c}/api/v1/reports/${id}`, { method: 'PUT', key, form: { privacy: '2', password: 'correct horse' } });
+    const updated = await request(`${c}/api/v1/reports/${id}`, {
+      method: 'PUT',
+      key,
+      form: { privacy: '2', password: 'correct horse' },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({ id, privacy: 2, password: true });
-    expect((await request(`${a}/api/v1/reports/${id}`, { key })).body.data).toMatchObject({ privacy: 2, password: true });
+    expect((await request(`${a}/api/v1/reports/${id}`, { key })).body.data).toMatchObject({
+      privacy: 2,
+      password: true,
+    });
 
     const gone = await request(`${b}/api/v1/reports/${id}`, { method: 'DELETE', key });
     expect(gone.status).toBe(200);
@@ -135,6 +151,8 @@ describe.runIf(real)('three instances on one PostgreSQL and one Redis', () => {
     expect((await request(`${a}/api/v1/reports/${id}`, { method: 'DELETE', key })).status).toBe(404);
     const after = await request(`${a}/api/v1/reports`, { key });
     expect(after.body.data.map((r: { id: number }) => r.id)).not.toContain(id);
-    expect((await request(`${b}/api/v1/projects`, { key })).body.data).not.toContainEqual(expect.objectContaining({ project }));
+    expect((await request(`${b}/api/v1/projects`, { key })).body.data).not.toContainEqual(
+      expect.objectContaining({ project }),
+    );
   }, 60_000);
 });

@@ -10,8 +10,20 @@ import { freshPostgresDatabase, TEST_DATABASE_URL } from '../helpers/services.ts
 const before = 'Migration20261121104921';
 const mine = 'Migration20261122220300';
 
-const check = (id: string, category: string, importance: string, passed: boolean, value: unknown, details: unknown[] = []) => ({
-  id, category, importance, passed, value, details,
+const check = (
+  id: string,
+  category: string,
+  importance: string,
+  passed: boolean,
+  value: unknown,
+  details: unknown[] = [],
+) => ({
+  id,
+  category,
+  importance,
+  passed,
+  value,
+  details,
 });
 
 /** An old-shape report: 9 checks, 3 of them passing under the new weights' eyes. */
@@ -32,9 +44,7 @@ const oldResults = {
 };
 
 type Target = { name: string; open: () => Promise<{ db: Database; drop: () => Promise<void> }> };
-const targets: Target[] = [
-  { name: 'embedded', open: async () => ({ db: await initORM({}), drop: async () => {} }) },
-];
+const targets: Target[] = [{ name: 'embedded', open: async () => ({ db: await initORM({}), drop: async () => {} }) }];
 if (TEST_DATABASE_URL) {
   targets.push({
     name: 'PostgreSQL',
@@ -62,7 +72,9 @@ describe.each(targets)('the phpRank-shape migration ($name)', (target) => {
     const run = (sql: string, params: unknown[] = []) => conn.execute(sql, params, 'all');
     await db.orm.getMigrator().up({ to: before });
 
-    const [user] = await run(`insert into users (name, email, created_at, updated_at) values ('Ada', 'ada@example.test', now(), now()) returning id`);
+    const [user] = await run(
+      `insert into users (name, email, created_at, updated_at) values ('Ada', 'ada@example.test', now(), now()) returning id`,
+    );
     const insert = (url: string, score: number, result: string, results: unknown) =>
       run(
         `insert into reports (user_id, url, project, result, score, results, privacy, generated_at, created_at, updated_at)
@@ -70,7 +82,12 @@ describe.each(targets)('the phpRank-shape migration ($name)', (target) => {
         [user.id, url, result, score, JSON.stringify(results)],
       );
     const [full] = await insert('https://www.example.com/guide/', 55, 'decent', oldResults);
-    const [empty] = await insert('https://www.example.com/', 49, 'bad', { seo: [], performance: [], security: [], miscellaneous: [] });
+    const [empty] = await insert('https://www.example.com/', 49, 'bad', {
+      seo: [],
+      performance: [],
+      security: [],
+      miscellaneous: [],
+    });
     await run(
       `insert into projects (user_id, name, reports_count, score_sum, good_count, decent_count, bad_count, created_at)
        values (?, 'example.com', 2, 104, 0, 1, 1, now())`,
@@ -86,9 +103,25 @@ describe.each(targets)('the phpRank-shape migration ($name)', (target) => {
     const results = typeof a.results === 'string' ? JSON.parse(a.results) : a.results;
 
     expect(Object.keys(results).sort()).toEqual(
-      ['title', 'headings', 'image_keywords', 'canonical', 'text_compression', 'https_encryption', 'meta_viewport', 'social', 'doctype'].sort(),
+      [
+        'title',
+        'headings',
+        'image_keywords',
+        'canonical',
+        'text_compression',
+        'https_encryption',
+        'meta_viewport',
+        'social',
+        'doctype',
+      ].sort(),
     );
-    expect(results.title).toEqual({ passed: true, importance: 'high', value: 'A fine title for the page', category: 'seo', details: [] });
+    expect(results.title).toEqual({
+      passed: true,
+      importance: 'high',
+      value: 'A fine title for the page',
+      category: 'seo',
+      details: [],
+    });
     expect(results.headings).toEqual({
       passed: false,
       importance: 'high',

@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { request } from '../helpers/http.ts';
 import { TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
-import { contextOptions, launchChromium, requireChromium, shoot, sitePage, skipE2e, startStack, widgetIn, type Stack } from './harness.ts';
+import {
+  contextOptions,
+  launchChromium,
+  requireChromium,
+  shoot,
+  sitePage,
+  skipE2e,
+  startStack,
+  widgetIn,
+  type Stack,
+} from './harness.ts';
 
 describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chromium', () => {
   let stack: Stack;
@@ -20,18 +30,32 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
   const events = (page: Page) => page.evaluate(() => (window as unknown as { events: unknown[][] }).events);
   const callbacks = 'data-callback="onToken" data-expired-callback="onExpired" data-error-callback="onError"';
   const answerBox = (page: Page) => page.getByRole('textbox', { name: 'Type the characters shown in the image' });
-  const imageSrc = (page: Page) => page.evaluate(() => document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('img')!.src);
+  const imageSrc = (page: Page) =>
+    page.evaluate(() => document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('img')!.src);
 
   it('explicit mode: a wrong answer is explained, a new image can be had, then the right answer passes', async () => {
     const page = await browser.newPage(contextOptions());
-    await page.goto(stack.pages.page('/explicit', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}" data-mode="explicit" ${callbacks}></div>`)));
+    await page.goto(
+      stack.pages.page(
+        '/explicit',
+        sitePage(
+          stack.server.url,
+          `<div data-sitekey="${TEST_SITEKEYS.pass}" data-mode="explicit" ${callbacks}></div>`,
+        ),
+      ),
+    );
     const widget = widgetIn(page);
     await answerBox(page).waitFor();
-    await page.waitForFunction(() => document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('img')!.src.startsWith('blob:'));
+    await page.waitForFunction(() =>
+      document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('img')!.src.startsWith('blob:'),
+    );
 
     const first = await imageSrc(page);
     await page.getByRole('button', { name: 'New image' }).click();
-    await page.waitForFunction((old) => document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('img')!.src !== old, first);
+    await page.waitForFunction(
+      (old) => document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('img')!.src !== old,
+      first,
+    );
 
     await answerBox(page).fill('WRONG');
     await answerBox(page).press('Enter');
@@ -50,7 +74,12 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
 
   it('explicit mode: the form is held back until the challenge is solved', async () => {
     const page = await browser.newPage(contextOptions());
-    await page.goto(stack.pages.page('/explicit-guard', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}" data-mode="explicit"></div>`)));
+    await page.goto(
+      stack.pages.page(
+        '/explicit-guard',
+        sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}" data-mode="explicit"></div>`),
+      ),
+    );
     await answerBox(page).waitFor();
     const before = stack.pages.posted.length;
     await page.locator('#send').click();
@@ -79,7 +108,9 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
 
     // Tokens live 300 s; the widget lets go of them 10 s early.
     await page.clock.fastForward(291_000);
-    await page.waitForFunction(() => (window as unknown as { events: string[][] }).events.filter(([k]) => k === 'token').length === 3);
+    await page.waitForFunction(
+      () => (window as unknown as { events: string[][] }).events.filter(([k]) => k === 'token').length === 3,
+    );
     const after = (await events(page)) as [string, string?][];
     expect(after.filter(([k]) => k === 'expired')).toHaveLength(2);
     const fresh = after.at(-1)![1]!;
@@ -99,13 +130,22 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
 
   it('a page on an origin the site did not register is refused, and the widget says so', async () => {
     // The service answers 403 without CORS headers, so the page sees a failed fetch.
-    const direct = await request(`${stack.server.url}/api/v2/challenges`, { method: 'POST', headers: { Origin: stack.pages.origin }, json: { sitekey: stack.elsewhere.sitekey } });
+    const direct = await request(`${stack.server.url}/api/v2/challenges`, {
+      method: 'POST',
+      headers: { Origin: stack.pages.origin },
+      json: { sitekey: stack.elsewhere.sitekey },
+    });
     expect(direct.status).toBe(403);
     expect(direct.headers.get('access-control-allow-origin')).toBeNull();
 
     const page = await browser.newPage(contextOptions());
     const failed = page.waitForEvent('requestfailed', (r) => r.url().endsWith('/api/v2/challenges'));
-    await page.goto(stack.pages.page('/unregistered', sitePage(stack.server.url, `<div data-sitekey="${stack.elsewhere.sitekey}" ${callbacks}></div>`)));
+    await page.goto(
+      stack.pages.page(
+        '/unregistered',
+        sitePage(stack.server.url, `<div data-sitekey="${stack.elsewhere.sitekey}" ${callbacks}></div>`),
+      ),
+    );
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     await failed;
     const widget = widgetIn(page);
@@ -118,21 +158,29 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
 
   it('keyboard only: tab to the widget, solve the challenge, tab on and send', async () => {
     const page = await browser.newPage(contextOptions());
-    await page.goto(stack.pages.page('/keyboard', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.interactive}"></div>`)));
+    await page.goto(
+      stack.pages.page(
+        '/keyboard',
+        sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.interactive}"></div>`),
+      ),
+    );
     await page.getByRole('button', { name: 'Verify you are human' }).waitFor();
     await page.keyboard.press('Tab'); // the name field
     await page.keyboard.type('Grace');
     await page.keyboard.press('Tab'); // the widget's button
-    const focused = () => page.evaluate(() => {
-      let el = document.activeElement;
-      while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
-      return { text: el?.textContent ?? '', tag: el?.tagName, outline: el ? getComputedStyle(el).outlineStyle : '' };
-    });
+    const focused = () =>
+      page.evaluate(() => {
+        let el = document.activeElement;
+        while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+        return { text: el?.textContent ?? '', tag: el?.tagName, outline: el ? getComputedStyle(el).outlineStyle : '' };
+      });
     expect(await focused()).toMatchObject({ tag: 'BUTTON', text: 'Verify you are human', outline: 'solid' });
     await shoot(page, widgetIn(page), 'managed-focus');
     await page.keyboard.press('Enter');
     await answerBox(page).waitFor();
-    await page.waitForFunction(() => document.querySelector('.auditcaptcha-widget')!.shadowRoot!.activeElement?.tagName === 'INPUT');
+    await page.waitForFunction(
+      () => document.querySelector('.auditcaptcha-widget')!.shadowRoot!.activeElement?.tagName === 'INPUT',
+    );
     await page.keyboard.type('TEXT');
     await page.keyboard.press('Enter');
     await widgetIn(page).getByText('Success! You are verified.').waitFor();
@@ -142,13 +190,24 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
     expect((await focused()).text).toBe('Send');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Received' }).waitFor();
-    expect(stack.pages.posted.at(-1)!.fields).toMatchObject({ name: 'Grace', 'ac-response': expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/) });
+    expect(stack.pages.posted.at(-1)!.fields).toMatchObject({
+      name: 'Grace',
+      'ac-response': expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/),
+    });
     await page.close();
   });
 
   it('rate limits and a vanished challenge get their own messages', async () => {
     const page = await browser.newPage(contextOptions());
-    await page.goto(stack.pages.page('/limits', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}" data-mode="explicit" ${callbacks}></div>`)));
+    await page.goto(
+      stack.pages.page(
+        '/limits',
+        sitePage(
+          stack.server.url,
+          `<div data-sitekey="${TEST_SITEKEYS.pass}" data-mode="explicit" ${callbacks}></div>`,
+        ),
+      ),
+    );
     await answerBox(page).waitFor();
     const widget = widgetIn(page);
     let answer: 'limit' | 'gone' = 'limit';
@@ -157,10 +216,19 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
         ? route.fulfill({
             status: 429,
             contentType: 'application/json',
-            headers: { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Retry-After', 'Retry-After': '2' },
+            headers: {
+              'Access-Control-Allow-Origin': '*',
+              'Access-Control-Expose-Headers': 'Retry-After',
+              'Retry-After': '2',
+            },
             body: JSON.stringify({ message: 'Too many requests; retry in 2 s.', status: 429 }),
           })
-        : route.fulfill({ status: 404, contentType: 'application/json', headers: { 'Access-Control-Allow-Origin': '*' }, body: '{"message":"Challenge not found.","status":404}' }),
+        : route.fulfill({
+            status: 404,
+            contentType: 'application/json',
+            headers: { 'Access-Control-Allow-Origin': '*' },
+            body: '{"message":"Challenge not found.","status":404}',
+          }),
     );
     await answerBox(page).fill('TEXT');
     await answerBox(page).press('Enter');
@@ -192,7 +260,10 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
     const id = await page.evaluate(() => {
       const w = window as unknown as { got: string[] };
       w.got = [];
-      return window.auditcaptcha!.render('#box', { sitekey: '1x00000000000000000000AA', callback: (t: string) => w.got.push(t) });
+      return window.auditcaptcha!.render('#box', {
+        sitekey: '1x00000000000000000000AA',
+        callback: (t: string) => w.got.push(t),
+      });
     });
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     await page.getByText('Success! You are verified.').waitFor();
@@ -215,19 +286,34 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
     expect(await page.locator('input[name=ac-response]').count()).toBe(0);
 
     // v3 without any widget on the page.
-    const score = await page.evaluate((sitekey) => window.auditcaptcha!.execute(sitekey, { action: 'login' }), TEST_SITEKEYS.pass);
+    const score = await page.evaluate(
+      (sitekey) => window.auditcaptcha!.execute(sitekey, { action: 'login' }),
+      TEST_SITEKEYS.pass,
+    );
     expect(score).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     await page.close();
   });
 
   it('without the image: a longer proof of work, announced, instead of the answer (real site)', async () => {
     const page = await browser.newPage(contextOptions());
-    await page.goto(stack.pages.page('/no-image', sitePage(stack.server.url, `<div data-sitekey="${stack.site.sitekey}" data-mode="explicit" ${callbacks}></div>`)));
+    await page.goto(
+      stack.pages.page(
+        '/no-image',
+        sitePage(
+          stack.server.url,
+          `<div data-sitekey="${stack.site.sitekey}" data-mode="explicit" ${callbacks}></div>`,
+        ),
+      ),
+    );
     const widget = widgetIn(page);
     const other = page.getByRole('button', { name: 'Cannot see the image? Verify without it' });
     await other.waitFor();
-    await page.waitForFunction(() => document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('img')!.src.startsWith('blob:'));
-    const proved = page.waitForResponse((r) => /\/api\/v1\/challenges\/[^/]+\/verify$/.test(r.url()), { timeout: 90_000 });
+    await page.waitForFunction(() =>
+      document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('img')!.src.startsWith('blob:'),
+    );
+    const proved = page.waitForResponse((r) => /\/api\/v1\/challenges\/[^/]+\/verify$/.test(r.url()), {
+      timeout: 90_000,
+    });
     await other.click();
     await widget.getByText(/Verifying without the image/).waitFor();
     expect(await widget.getByRole('status').textContent()).toMatch(/longer check/);
@@ -237,7 +323,10 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
     await widget.getByText('Success! You are verified.').waitFor({ timeout: 90_000 });
     const [[kind, token]] = (await events(page)) as [string, string][];
     expect(kind).toBe('token');
-    const verdict = await request(`${stack.server.url}/api/v1/siteverify`, { method: 'POST', json: { secret: stack.site.secret, response: token } });
+    const verdict = await request(`${stack.server.url}/api/v1/siteverify`, {
+      method: 'POST',
+      json: { secret: stack.site.secret, response: token },
+    });
     expect(verdict.body.success).toBe(true);
     await page.close();
   }, 120_000);
@@ -246,8 +335,14 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
     const page = await browser.newPage(contextOptions());
     await page.goto(stack.pages.page('/v3-real', sitePage(stack.server.url, '<div id="nothing"></div>')));
     await page.waitForFunction(() => !!window.auditcaptcha);
-    const token = await page.evaluate((sitekey) => window.auditcaptcha!.execute(sitekey, { action: 'login' }), stack.site.sitekey);
-    const verdict = await request(`${stack.server.url}/api/v1/siteverify`, { method: 'POST', json: { secret: stack.site.secret, response: token } });
+    const token = await page.evaluate(
+      (sitekey) => window.auditcaptcha!.execute(sitekey, { action: 'login' }),
+      stack.site.sitekey,
+    );
+    const verdict = await request(`${stack.server.url}/api/v1/siteverify`, {
+      method: 'POST',
+      json: { secret: stack.site.secret, response: token },
+    });
     // Headless Chromium as launched: navigator.webdriver and the HeadlessChrome User-Agent.
     expect(verdict.body).toMatchObject({ success: true, action: 'login' });
     expect(verdict.body.score).toBeLessThanOrEqual(0.3);
@@ -257,10 +352,17 @@ describe.skipIf(skipE2e)('widget, image challenge and the explicit API, in Chrom
   it('honours prefers-reduced-motion: no spinning while it works', async () => {
     const page = await browser.newPage({ ...contextOptions(), reducedMotion: 'reduce' });
     await page.route('**/api/v2/challenges', () => {}); // never answered: the widget stays busy
-    await page.goto(stack.pages.page('/motion', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}"></div>`)));
+    await page.goto(
+      stack.pages.page('/motion', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}"></div>`)),
+    );
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     await page.getByRole('button', { name: 'Verifying…' }).waitFor();
-    const animation = () => page.evaluate(() => getComputedStyle(document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('.mark')!).animationName);
+    const animation = () =>
+      page.evaluate(
+        () =>
+          getComputedStyle(document.querySelector('.auditcaptcha-widget')!.shadowRoot!.querySelector('.mark')!)
+            .animationName,
+      );
     expect(await animation()).toBe('none');
     await page.emulateMedia({ reducedMotion: 'no-preference' });
     expect(await animation()).toBe('spin');

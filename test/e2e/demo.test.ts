@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { openAnswer } from '../../src/captcha/answer-seal.ts';
-import { contextOptions, hideWebdriver, launchChromium, requireChromium, shoot, skipE2e, startStack, widgetIn, type Stack } from './harness.ts';
+import {
+  contextOptions,
+  hideWebdriver,
+  launchChromium,
+  requireChromium,
+  shoot,
+  skipE2e,
+  startStack,
+  widgetIn,
+  type Stack,
+} from './harness.ts';
 
 describe.skipIf(skipE2e)('the /demo page in Chromium, verified by its own server', () => {
   let stack: Stack;
@@ -29,7 +39,8 @@ describe.skipIf(skipE2e)('the /demo page in Chromium, verified by its own server
     return { page, problems };
   }
 
-  const verdict = async (page: Page, field: string) => JSON.parse((await page.locator(`#verdict-${field}`).textContent())!);
+  const verdict = async (page: Page, field: string) =>
+    JSON.parse((await page.locator(`#verdict-${field}`).textContent())!);
 
   it('managed form: passes, and the server shows siteverify’s verdict', async () => {
     const { page, problems } = await openDemo();

@@ -10,7 +10,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { ensureDemoSite, registerDemoSite, type DemoSite } from '../../src/demo/site.ts';
 
@@ -22,7 +28,9 @@ export const skipE2e = chromiumMissing && !process.env.CI;
 
 export function requireChromium(): void {
   if (chromiumMissing) {
-    throw new Error(`End-to-end tests need Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium). With CI set they fail rather than skip.`);
+    throw new Error(
+      `End-to-end tests need Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium). With CI set they fail rather than skip.`,
+    );
   }
 }
 
@@ -31,12 +39,21 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
 /** A desktop Chrome's User-Agent: no "HeadlessChrome", so the risk model sees a plain browser. */
-export const DESKTOP_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+export const DESKTOP_UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 /**
  * Context options for the "natural" flows. `human`: a desktop UA and navigator.webdriver
@@ -179,4 +196,3 @@ export async function shoot(page: Page, widget: Locator, name: string): Promise<
   await page.emulateMedia({ colorScheme: 'light' });
   return files;
 }
-

@@ -3,7 +3,18 @@ import type { Browser, Page } from 'playwright-core';
 import { request } from '../helpers/http.ts';
 import { TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
 import { leadingZeroBits, puzzleHash } from '../../src/captcha/work.ts';
-import { contextOptions, hideWebdriver, launchChromium, requireChromium, shoot, sitePage, skipE2e, startStack, widgetIn, type Stack } from './harness.ts';
+import {
+  contextOptions,
+  hideWebdriver,
+  launchChromium,
+  requireChromium,
+  shoot,
+  sitePage,
+  skipE2e,
+  startStack,
+  widgetIn,
+  type Stack,
+} from './harness.ts';
 
 describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
   let stack: Stack;
@@ -20,7 +31,9 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
 
   const events = (page: Page) => page.evaluate(() => (window as unknown as { events: unknown[][] }).events);
   const siteverify = (secret: string, response: string) =>
-    request(`${stack.server.url}/api/v1/siteverify`, { method: 'POST', json: { secret, response } }).then((r) => r.body);
+    request(`${stack.server.url}/api/v1/siteverify`, { method: 'POST', json: { secret, response } }).then(
+      (r) => r.body,
+    );
 
   /** Time on page past the fast-submit rule, and a few presses, as a person would leave. */
   async function behaveLikeAPerson(page: Page) {
@@ -35,7 +48,10 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
     await hideWebdriver(page);
     const url = stack.pages.page(
       '/managed-pass',
-      sitePage(stack.server.url, `<div data-sitekey="${stack.site.sitekey}" data-action="signup" data-callback="onToken" data-response-field-aliases="turnstile,recaptcha"></div>`),
+      sitePage(
+        stack.server.url,
+        `<div data-sitekey="${stack.site.sitekey}" data-action="signup" data-callback="onToken" data-response-field-aliases="turnstile,recaptcha"></div>`,
+      ),
     );
     await page.goto(url);
     const widget = widgetIn(page);
@@ -44,7 +60,9 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
     await shoot(page, widget, 'managed-idle');
     await behaveLikeAPerson(page);
     const created = page.waitForResponse((r) => r.url().endsWith('/api/v2/challenges'));
-    const proved = page.waitForResponse((r) => /\/api\/v2\/challenges\/[^/]+\/verify$/.test(r.url()), { timeout: 60_000 });
+    const proved = page.waitForResponse((r) => /\/api\/v2\/challenges\/[^/]+\/verify$/.test(r.url()), {
+      timeout: 60_000,
+    });
     await verify.click();
     expect((await (await created).json()).outcome).toBe('pow');
     expect((await (await proved).json()).success).toBe(true);
@@ -53,7 +71,9 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
 
     const [[kind, token]] = (await events(page)) as [string, string][];
     expect(kind).toBe('token');
-    const names = await page.locator('#f input[type=hidden]').evaluateAll((els) => els.map((e) => [(e as HTMLInputElement).name, (e as HTMLInputElement).value]));
+    const names = await page
+      .locator('#f input[type=hidden]')
+      .evaluateAll((els) => els.map((e) => [(e as HTMLInputElement).name, (e as HTMLInputElement).value]));
     expect(names).toEqual([
       ['ac-response', token],
       ['cf-turnstile-response', token],
@@ -62,9 +82,14 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
     await page.locator('#send').click();
     await page.getByRole('heading', { name: 'Received' }).waitFor();
     const posted = stack.pages.posted.at(-1)!.fields;
-    expect(posted).toMatchObject({ name: 'Ada', 'ac-response': token, 'cf-turnstile-response': token, 'g-recaptcha-response': token });
+    expect(posted).toMatchObject({
+      name: 'Ada',
+      'ac-response': token,
+      'cf-turnstile-response': token,
+      'g-recaptcha-response': token,
+    });
 
-    const verdict = await siteverify(stack.site.secret, token!);
+    const verdict = await siteverify(stack.site.secret, token);
     expect(verdict).toMatchObject({ success: true, hostname: '127.0.0.1', action: 'signup', 'error-codes': [] });
     expect(verdict.score).toBeUndefined();
     await context.close();
@@ -76,11 +101,18 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
     const context = await browser.newContext(contextOptions());
     const page = await context.newPage();
     await hideWebdriver(page);
-    await page.goto(stack.pages.page('/managed-pow', sitePage(stack.server.url, `<div data-sitekey="${stack.site.sitekey}" data-callback="onToken"></div>`)));
+    await page.goto(
+      stack.pages.page(
+        '/managed-pow',
+        sitePage(stack.server.url, `<div data-sitekey="${stack.site.sitekey}" data-callback="onToken"></div>`),
+      ),
+    );
     await behaveLikeAPerson(page);
     await page.mouse.click(600, 600);
     const created = page.waitForResponse((r) => r.url().endsWith('/api/v2/challenges'));
-    const proved = page.waitForResponse((r) => /\/api\/v2\/challenges\/[^/]+\/verify$/.test(r.url()), { timeout: 60_000 });
+    const proved = page.waitForResponse((r) => /\/api\/v2\/challenges\/[^/]+\/verify$/.test(r.url()), {
+      timeout: 60_000,
+    });
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     const outcome = await (await created).json();
     expect(outcome.outcome).toBe('pow');
@@ -89,7 +121,7 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
     const widget = widgetIn(page);
     await widget.getByText('Success! You are verified.').waitFor();
     const [[, token]] = (await events(page)) as [string, string][];
-    expect((await siteverify(stack.site.secret, token!)).success).toBe(true);
+    expect((await siteverify(stack.site.secret, token)).success).toBe(true);
     await context.close();
   }, 90_000);
 
@@ -104,12 +136,24 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
         body: JSON.stringify({
           outcome: 'pow',
           challenge: 'x',
-          work: { ticket: 't', id: 'saltsaltsaltsaltsaltsa', count: 32, bits: 30, expires_at: new Date(Date.now() + 120_000).toISOString(), env: { seed: 1, ops: [[0, 10, 1, 1, 5]] } },
+          work: {
+            ticket: 't',
+            id: 'saltsaltsaltsaltsaltsa',
+            count: 32,
+            bits: 30,
+            expires_at: new Date(Date.now() + 120_000).toISOString(),
+            env: { seed: 1, ops: [[0, 10, 1, 1, 5]] },
+          },
           expires_at: new Date(Date.now() + 120_000).toISOString(),
         }),
       }),
     );
-    await page.goto(stack.pages.page('/managed-working', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}"></div>`)));
+    await page.goto(
+      stack.pages.page(
+        '/managed-working',
+        sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}"></div>`),
+      ),
+    );
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     const widget = widgetIn(page);
     await widget.getByText(/Verifying… \d+%/).waitFor();
@@ -125,8 +169,17 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
   it('solves on the page when a CSP forbids blob: workers', async () => {
     const page = await browser.newPage(contextOptions());
     const id = 'csp-fallback-salt-00000';
-    const work = { ticket: 't', id, count: 4, bits: 10, expires_at: new Date(Date.now() + 120_000).toISOString(), env: { seed: 7, ops: [[3, 1, 2, 3, 9]] } };
-    const solved = (solutions: string) => solutions.split(',').length === 4 && solutions.split(',').every((n, i) => leadingZeroBits(puzzleHash(id, i, n)) >= 10);
+    const work = {
+      ticket: 't',
+      id,
+      count: 4,
+      bits: 10,
+      expires_at: new Date(Date.now() + 120_000).toISOString(),
+      env: { seed: 7, ops: [[3, 1, 2, 3, 9]] },
+    };
+    const solved = (solutions: string) =>
+      solutions.split(',').length === 4 &&
+      solutions.split(',').every((n, i) => leadingZeroBits(puzzleHash(id, i, n)) >= 10);
     await page.route('**/api/v2/challenges', (route) =>
       route.fulfill({
         status: 201,
@@ -142,13 +195,22 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
       await route.fulfill({
         contentType: 'application/json',
         headers: { 'Access-Control-Allow-Origin': '*' },
-        body: JSON.stringify(ok ? { success: true, token: 'x'.repeat(40), expires_at: new Date(Date.now() + 300_000).toISOString() } : { success: false, error: 'invalid-proof', attempts_left: 2 }),
+        body: JSON.stringify(
+          ok
+            ? { success: true, token: 'x'.repeat(40), expires_at: new Date(Date.now() + 300_000).toISOString() }
+            : { success: false, error: 'invalid-proof', attempts_left: 2 },
+        ),
       });
     });
     const refusals: string[] = [];
     page.on('console', (m) => m.text().includes('worker-src') && refusals.push(m.text()));
     const csp = `<meta http-equiv="Content-Security-Policy" content="worker-src 'none'">`;
-    await page.goto(stack.pages.page('/csp', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}"></div>`, { head: csp })));
+    await page.goto(
+      stack.pages.page(
+        '/csp',
+        sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}"></div>`, { head: csp }),
+      ),
+    );
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     await widgetIn(page).getByText('Success! You are verified.').waitFor();
     expect(solved(solutions)).toBe(true);
@@ -158,7 +220,12 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
 
   it('escalates to the image challenge (test key 3x…FF) and accepts the answer TEXT', async () => {
     const page = await browser.newPage(contextOptions());
-    await page.goto(stack.pages.page('/escalate', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.interactive}" data-callback="onToken"></div>`)));
+    await page.goto(
+      stack.pages.page(
+        '/escalate',
+        sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.interactive}" data-callback="onToken"></div>`),
+      ),
+    );
     const widget = widgetIn(page);
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     const answer = page.getByRole('textbox', { name: 'Type the characters shown in the image' });
@@ -181,7 +248,9 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
 
   it('submitting without a token runs the managed flow first, then sends the form', async () => {
     const page = await browser.newPage(contextOptions());
-    await page.goto(stack.pages.page('/submit-first', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}"></div>`)));
+    await page.goto(
+      stack.pages.page('/submit-first', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}"></div>`)),
+    );
     await page.getByRole('button', { name: 'Verify you are human' }).waitFor();
     const before = stack.pages.posted.length;
     await page.locator('#send').click();
@@ -194,7 +263,14 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
   it('uses supplied translations', async () => {
     const page = await browser.newPage(contextOptions());
     const script = `<script>window.auditcaptchaTranslations={fr:{verify:'Vérifiez que vous êtes humain',label:'Vérification'}}</script>`;
-    await page.goto(stack.pages.page('/fr', sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}" data-language="fr-CA"></div>`, { script })));
+    await page.goto(
+      stack.pages.page(
+        '/fr',
+        sitePage(stack.server.url, `<div data-sitekey="${TEST_SITEKEYS.pass}" data-language="fr-CA"></div>`, {
+          script,
+        }),
+      ),
+    );
     await page.getByRole('button', { name: 'Vérifiez que vous êtes humain' }).waitFor();
     expect(await page.getByRole('group', { name: 'Vérification' }).count()).toBe(1);
     await page.close();

@@ -14,7 +14,11 @@ let userId: number;
 
 beforeAll(async () => {
   services = await openTestServices({ env: { BODY_LIMIT_BYTES: '2048' } });
-  server = await listen(createApp(services, facadeTestRouter), { port: 0, host: '127.0.0.1', requestTimeoutMs: 10_000 });
+  server = await listen(createApp(services, facadeTestRouter), {
+    port: 0,
+    host: '127.0.0.1',
+    requestTimeoutMs: 10_000,
+  });
   base = `http://127.0.0.1:${server.port}`;
   const made = await createKeyedUser(services, 'facade');
   key = made.key;
@@ -31,7 +35,11 @@ describe('authentication', () => {
   it('answers the account with a good key', async () => {
     const res = await request(`${base}/api/v1/account`, { key });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: userId, name: 'facade', api_key: { prefix: expect.stringMatching(/^ak_/) } });
+    expect(res.body.data).toMatchObject({
+      id: userId,
+      name: 'facade',
+      api_key: { prefix: expect.stringMatching(/^ak_/) },
+    });
     expect(res.text).not.toContain(key);
   });
 
@@ -136,8 +144,16 @@ describe('routing and errors', () => {
 
 describe('bodies', () => {
   it('gives a procedure the same input from a form body and a JSON body', async () => {
-    const viaJson = await request(`${base}/api/test/echo/s1`, { method: 'POST', key, json: { name: 'same', count: '3', flag: '1' } });
-    const viaForm = await request(`${base}/api/test/echo/s1`, { method: 'POST', key, form: { name: 'same', count: '3', flag: '1' } });
+    const viaJson = await request(`${base}/api/test/echo/s1`, {
+      method: 'POST',
+      key,
+      json: { name: 'same', count: '3', flag: '1' },
+    });
+    const viaForm = await request(`${base}/api/test/echo/s1`, {
+      method: 'POST',
+      key,
+      form: { name: 'same', count: '3', flag: '1' },
+    });
     expect(viaJson.status).toBe(201);
     expect(viaForm.status).toBe(201);
     expect(viaForm.body).toEqual(viaJson.body);
@@ -145,7 +161,11 @@ describe('bodies', () => {
   });
 
   it('lets path parameters win over body fields', async () => {
-    const res = await request(`${base}/api/test/echo/real`, { method: 'POST', key, json: { name: 'n', slot: 'forged' } });
+    const res = await request(`${base}/api/test/echo/real`, {
+      method: 'POST',
+      key,
+      json: { name: 'n', slot: 'forged' },
+    });
     expect(res.body.data.slot).toBe('real');
   });
 

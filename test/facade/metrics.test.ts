@@ -4,7 +4,13 @@ import { loadConfig } from '../../src/config.ts';
 import { createMetrics, instrumentStores } from '../../src/metrics.ts';
 import type { Stores } from '../../src/stores/index.ts';
 import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { browser, createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
 
@@ -25,7 +31,7 @@ function labelValues(text: string, name: string, label: string): string[] {
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${name}{`)) continue;
     const m = new RegExp(`${label}="((?:[^"\\\\]|\\\\.)*)"`).exec(line);
-    if (m) out.add(m[1]!);
+    if (m) out.add(m[1]);
   }
   return [...out];
 }
@@ -66,8 +72,16 @@ describe('GET /metrics', () => {
     expect(sample(text, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
     expect(sample(text, 'http_requests_total', { method: 'GET', route: '/trpc', status: '200' })).toBe(1);
     expect(sample(text, 'http_requests_total', { method: 'GET', route: '/reports/:id', status: '404' })).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/reports/:id', status: '404' })).toBe(2);
-    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/v1\/reports\/:id",status="404"\}/);
+    expect(
+      sample(text, 'http_request_duration_seconds_count', {
+        method: 'GET',
+        route: '/api/v1/reports/:id',
+        status: '404',
+      }),
+    ).toBe(2);
+    expect(text).toMatch(
+      /http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/v1\/reports\/:id",status="404"\}/,
+    );
 
     const routes = labelValues(text, 'http_requests_total', 'route');
     for (const raw of ['12345', 'abc', 'thing-42', 'account.get', '777']) {
@@ -83,10 +97,16 @@ describe('GET /metrics', () => {
     const token = await v3Token(server.url, { sitekey: site.sitekey, origin: 'https://shop.example', ip: '10.0.0.1' });
     expect(token.status).toBe(201);
     expect((await siteverify(server.url, { secret: site.secret, response: token.body.token })).body.success).toBe(true);
-    expect((await siteverify(server.url, { secret: site.secret, response: token.body.token })).body['error-codes']).toEqual(['timeout-or-duplicate']);
+    expect(
+      (await siteverify(server.url, { secret: site.secret, response: token.body.token })).body['error-codes'],
+    ).toEqual(['timeout-or-duplicate']);
     await siteverify(server.url, { secret: TEST_SECRETS.fail, response: 'x' });
     await siteverify(server.url, { response: 'x' });
-    await request(`${server.url}/api/v1/siteverify`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{' });
+    await request(`${server.url}/api/v1/siteverify`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{',
+    });
 
     const text = await scrape();
     expect(sample(text, 'siteverify_verdicts_total', { result: 'success' })).toBe(1);
@@ -99,14 +119,19 @@ describe('GET /metrics', () => {
   it('counts rate-limit rejections by limit', async () => {
     const other = await createKeyedUser(services, 'limited');
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await request(`${server.url}/api/v1/account`, { key: other.key })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await request(`${server.url}/api/v1/account`, { key: other.key })).status);
     expect(statuses.filter((s) => s === 429).length).toBe(2);
     expect(sample(await scrape(), 'rate_limit_rejections_total', { limit: 'api' })).toBe(2);
   });
 
   it('times analyses by outcome', async () => {
     const other = await createKeyedUser(services, 'analyst');
-    const res = await request(`${server.url}/api/v1/reports`, { method: 'POST', key: other.key, json: { url: 'http://127.0.0.1:9/' } });
+    const res = await request(`${server.url}/api/v1/reports`, {
+      method: 'POST',
+      key: other.key,
+      json: { url: 'http://127.0.0.1:9/' },
+    });
     expect(res.status).toBe(422);
     const text = await scrape();
     expect(sample(text, 'analyzer_duration_seconds_count', { outcome: 'forbidden_address' })).toBe(1);
@@ -146,7 +171,12 @@ describe('protection and configuration', () => {
     const services = await openTestServices({ env: { METRICS_TOKEN: 'scrape-me-0123456789' }, store: 'memory' });
     const server = await startTestServer(services);
     try {
-      for (const headers of [{} as Record<string, string>, { Authorization: 'Bearer wrong' }, { Authorization: 'Bearer scrape-me-012345678' }, { Authorization: 'Basic scrape-me-0123456789' }]) {
+      for (const headers of [
+        {} as Record<string, string>,
+        { Authorization: 'Bearer wrong' },
+        { Authorization: 'Bearer scrape-me-012345678' },
+        { Authorization: 'Basic scrape-me-0123456789' },
+      ]) {
         const res = await request(`${server.url}/metrics`, { headers });
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ code: 'ERR_UNAUTHORIZED', message: expect.any(String), status: 401 });
@@ -157,7 +187,14 @@ describe('protection and configuration', () => {
       expect(ok.status).toBe(200);
       // The refusals above were counted, under the /metrics route.
       expect(sample(ok.text, 'http_requests_total', { method: 'GET', route: '/metrics', status: '401' })).toBe(4);
-      expect((await request(`${server.url}/metrics`, { method: 'POST', headers: { Authorization: 'Bearer scrape-me-0123456789' } })).status).toBe(405);
+      expect(
+        (
+          await request(`${server.url}/metrics`, {
+            method: 'POST',
+            headers: { Authorization: 'Bearer scrape-me-0123456789' },
+          })
+        ).status,
+      ).toBe(405);
     } finally {
       await server.close();
       await services.cleanup();
@@ -182,7 +219,9 @@ describe('protection and configuration', () => {
     const a = createMetrics();
     const b = createMetrics();
     a.countRateLimitRejection('api');
-    expect(await a.registry.getSingleMetricAsString('rate_limit_rejections_total')).toContain('rate_limit_rejections_total{limit="api"} 1');
+    expect(await a.registry.getSingleMetricAsString('rate_limit_rejections_total')).toContain(
+      'rate_limit_rejections_total{limit="api"} 1',
+    );
     expect(await b.registry.getSingleMetricAsString('rate_limit_rejections_total')).not.toContain('limit="api"');
     expect(globalRegistry.getSingleMetric('http_requests_total')).toBeUndefined();
   });
@@ -214,7 +253,10 @@ describe('protection and configuration', () => {
   it('reads METRICS_ENABLED and METRICS_TOKEN, never echoing the token when it is refused', () => {
     expect(loadConfig({}).METRICS_ENABLED).toBe(true);
     expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
-    expect(loadConfig({ METRICS_ENABLED: 'false', METRICS_TOKEN: 'abc' })).toMatchObject({ METRICS_ENABLED: false, METRICS_TOKEN: 'abc' });
+    expect(loadConfig({ METRICS_ENABLED: 'false', METRICS_TOKEN: 'abc' })).toMatchObject({
+      METRICS_ENABLED: false,
+      METRICS_TOKEN: 'abc',
+    });
     expect(() => loadConfig({ METRICS_ENABLED: 'maybe' })).toThrow(/METRICS_ENABLED/);
     const long = 't'.repeat(600);
     expect(() => loadConfig({ METRICS_TOKEN: long })).toThrow(/METRICS_TOKEN/);

@@ -29,7 +29,9 @@ describe('OpenAPI', () => {
     const documented = Object.entries(doc.paths as Record<string, object>)
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
       .sort();
-    const mounted = buildRouteTable(appRouter).map((r) => `${r.method} ${r.path}`).sort();
+    const mounted = buildRouteTable(appRouter)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     expect(documented).toEqual(mounted);
     expect(mounted).toContain('GET /api/v1/account');
   });

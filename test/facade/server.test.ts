@@ -15,7 +15,11 @@ afterAll(async () => {
 
 describe('graceful shutdown', () => {
   it('finishes an in-flight request, then refuses new connections', async () => {
-    const server = await listen(createApp(services, facadeTestRouter), { port: 0, host: '127.0.0.1', requestTimeoutMs: 10_000 });
+    const server = await listen(createApp(services, facadeTestRouter), {
+      port: 0,
+      host: '127.0.0.1',
+      requestTimeoutMs: 10_000,
+    });
     const base = `http://127.0.0.1:${server.port}`;
     const inFlight = request(`${base}/api/test/slow?ms=400`);
     // Wait until the request has reached the server before closing.
@@ -25,7 +29,10 @@ describe('graceful shutdown', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ done: true });
     await closed;
-    const after = await fetch(`${base}/healthz`).then(() => 'answered', () => 'refused');
+    const after = await fetch(`${base}/healthz`).then(
+      () => 'answered',
+      () => 'refused',
+    );
     expect(after).toBe('refused');
   });
 });
@@ -40,7 +47,11 @@ describe('readiness', () => {
       await own.db.close();
       const res = await request(`${base}/readyz`);
       expect(res.status).toBe(503);
-      expect(res.body).toMatchObject({ status: 503, message: expect.any(String), checks: { database: 'down', store: 'ok' } });
+      expect(res.body).toMatchObject({
+        status: 503,
+        message: expect.any(String),
+        checks: { database: 'down', store: 'ok' },
+      });
       expect(res.headers.get('retry-after')).toBe('5');
       expect((await request(`${base}/healthz`)).status).toBe(200);
     } finally {

@@ -20,7 +20,11 @@ export const facadeTestRouter = router({
           flag: z.enum(['0', '1']).default('0'),
         }),
       )
-      .output(z.object({ data: z.object({ slot: z.string(), name: z.string(), count: z.number(), flag: z.string(), user: z.number() }) }))
+      .output(
+        z.object({
+          data: z.object({ slot: z.string(), name: z.string(), count: z.number(), flag: z.string(), user: z.number() }),
+        }),
+      )
       .mutation(({ input, ctx }) => ({ data: { ...input, user: ctx.user.id } })),
     slow: publicProcedure
       .meta({ openapi: { method: 'GET', path: '/api/test/slow' } })

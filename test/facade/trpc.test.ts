@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { AppRouter } from '../../routers/root.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -29,7 +35,12 @@ describe('/trpc', () => {
   });
 
   it('answers UNAUTHORIZED (HTTP 401) without a key', async () => {
-    const err = await client().account.get.query().then(() => null, (e) => e);
+    const err = await client()
+      .account.get.query()
+      .then(
+        () => null,
+        (e) => e,
+      );
     expect(err).toBeInstanceOf(TRPCClientError);
     expect(err.data.code).toBe('UNAUTHORIZED');
     expect(err.data.httpStatus).toBe(401);
@@ -48,7 +59,11 @@ describe('/trpc scope', () => {
   it('serves only API-key procedures: browser and siteverify procedures stay on their REST routes', async () => {
     const { key } = await createKeyedUser(services, 'scope');
     for (const path of ['siteverify.verify', 'challenges.score', 'nope.nothing', 'account.get,siteverify.verify']) {
-      const res = await fetch(`${server.url}/trpc/${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{}' });
+      const res = await fetch(`${server.url}/trpc/${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       expect(res.status, path).toBe(404);
       expect(await res.json()).toEqual({ code: 'ERR_NOT_FOUND', message: expect.any(String), status: 404 });
     }

@@ -14,7 +14,12 @@ const runnable = Boolean(bin) || Boolean(process.env.CI);
 
 /** One SQL statement on a connection of its own (the admin side survives the faults). */
 async function sql<T = any>(url: string, query: string, params: unknown[] = []): Promise<T[]> {
-  const orm = await MikroORM.init({ clientUrl: url, entities: [], discovery: { warnWhenNoEntities: false }, pool: { min: 0, max: 1 } });
+  const orm = await MikroORM.init({
+    clientUrl: url,
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+    pool: { min: 0, max: 1 },
+  });
   try {
     return await orm.em.getConnection().execute(query, params, 'all');
   } finally {
@@ -69,7 +74,10 @@ describe.runIf(runnable)('PostgreSQL connections killed and the server restarted
       ANALYZER_ALLOW_PRIVATE: 'true',
       API_RATE_LIMIT: '100000',
     });
-    services = await openServices(config, silentLog, { dataDir: null, keyPrefix: `pgfault:${randomBytes(4).toString('hex')}:` });
+    services = await openServices(config, silentLog, {
+      dataDir: null,
+      keyPrefix: `pgfault:${randomBytes(4).toString('hex')}:`,
+    });
     server = await startTestServer(services);
     key = (await createKeyedUser(services, 'pgfault')).key;
   }, 90_000);
@@ -87,13 +95,22 @@ describe.runIf(runnable)('PostgreSQL connections killed and the server restarted
     let stopped = false;
     let phase = 'steady';
     const create = () =>
-      call(`${server.url}/api/v1/reports`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ url: `${fixture.url}/good`, privacy: '0' }).toString(),
-      }, 'create');
+      call(
+        `${server.url}/api/v1/reports`,
+        {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ url: `${fixture.url}/good`, privacy: '0' }).toString(),
+        },
+        'create',
+      );
     const remove = (id: number) =>
-      call(`${server.url}/api/v1/reports/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}` } }, 'delete', id);
+      call(
+        `${server.url}/api/v1/reports/${id}`,
+        { method: 'DELETE', headers: { Authorization: `Bearer ${key}` } },
+        'delete',
+        id,
+      );
 
     // Four writers, each creating two reports then deleting one of its own, until told to stop
     // (and never more than 400 requests each).
@@ -175,10 +192,16 @@ describe.runIf(runnable)('PostgreSQL connections killed and the server restarted
     const stored = new Set(rows.map((r) => Number(r.id)));
     const lost = [...live].filter((id) => !stored.has(id));
     expect(lost, 'acknowledged reports missing').toEqual([]);
-    expect([...deletedOk].filter((id) => stored.has(id)), 'acknowledged deletes undone').toEqual([]);
+    expect(
+      [...deletedOk].filter((id) => stored.has(id)),
+      'acknowledged deletes undone',
+    ).toEqual([]);
 
     // No half-written report: each project's aggregates equal what its reports add up to.
-    const projects = await sql(pg.url, 'select user_id, name, reports_count, score_sum, good_count, decent_count, bad_count from projects order by user_id, name');
+    const projects = await sql(
+      pg.url,
+      'select user_id, name, reports_count, score_sum, good_count, decent_count, bad_count from projects order by user_id, name',
+    );
     const sums = await sql(
       pg.url,
       `select user_id, project as name, count(*) as reports_count, sum(score) as score_sum,
@@ -187,7 +210,8 @@ describe.runIf(runnable)('PostgreSQL connections killed and the server restarted
               count(*) filter (where result = 'bad') as bad_count
          from reports group by user_id, project order by user_id, project`,
     );
-    const norm = (rs: any[]) => rs.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'name' ? v : Number(v)])));
+    const norm = (rs: any[]) =>
+      rs.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'name' ? v : Number(v)])));
     expect(norm(projects)).toEqual(norm(sums));
     expect(stored.size).toBeGreaterThan(0);
 

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { browser, createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
 import { hasRedisServer, privateRedis } from '../helpers/redis-server.ts';

@@ -154,7 +154,10 @@ describe('SIGTERM under load', () => {
 
     const slowResults = await Promise.all(slow);
     await loops;
-    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('no exit within 20 s'), 20_000))]);
+    const code = await Promise.race([
+      exited,
+      new Promise<string>((r) => setTimeout(() => r('no exit within 20 s'), 20_000)),
+    ]);
 
     expect(refusedWhileDraining).toBe(true);
     expect(slowDoneEarly).toBe(false);
@@ -180,6 +183,10 @@ describe('SIGTERM under load', () => {
       const k = `${o.error} (sent ${o.sentAt < sigtermAt ? 'before' : 'after'} SIGTERM)`;
       errors[k] = (errors[k] ?? 0) + 1;
     }
-    console.log(`sigterm: ${answered.length} answered (all 200), connection errors`, errors, `slow: ${slowResults.map((o) => o.status).join(',')}; refused ${refusedAfterMs.toFixed(0)} ms after SIGTERM`);
+    console.log(
+      `sigterm: ${answered.length} answered (all 200), connection errors`,
+      errors,
+      `slow: ${slowResults.map((o) => o.status).join(',')}; refused ${refusedAfterMs.toFixed(0)} ms after SIGTERM`,
+    );
   }, 90_000);
 });

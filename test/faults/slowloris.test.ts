@@ -61,7 +61,9 @@ async function connect(): Promise<RawClient> {
     closed: () => closedAt !== null,
     closedWithin: (ms) => {
       let timer: NodeJS.Timeout | undefined;
-      return Promise.race([closed, new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)))]).finally(() => clearTimeout(timer));
+      return Promise.race([closed, new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)))]).finally(() =>
+        clearTimeout(timer),
+      );
     },
   };
 }
@@ -72,15 +74,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function parseResponse(raw: string): { status: number; headers: string; body: any } | undefined {
   const m = /^HTTP\/1\.1 (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n([\s\S]*)$/.exec(raw);
   if (!m) return undefined;
-  const length = Number(/content-length: *(\d+)/i.exec(m[2]!)?.[1] ?? -1);
-  const text = length >= 0 ? m[3]!.slice(0, length) : m[3]!;
+  const length = Number(/content-length: *(\d+)/i.exec(m[2])?.[1] ?? -1);
+  const text = length >= 0 ? m[3].slice(0, length) : m[3];
   let body: any;
   try {
     body = JSON.parse(text);
   } catch {
     body = text;
   }
-  return { status: Number(m[1]), headers: m[2]!, body };
+  return { status: Number(m[1]), headers: m[2], body };
 }
 
 function expectErrorBody(res: ReturnType<typeof parseResponse>, status: number) {
@@ -88,7 +90,12 @@ function expectErrorBody(res: ReturnType<typeof parseResponse>, status: number) 
   expect(res!.status).toBe(status);
   expect(res!.headers).toMatch(/content-type: application\/json/i);
   expect(res!.body).toEqual({
-    code: { 400: 'ERR_BAD_REQUEST', 408: 'ERR_REQUEST_TIMEOUT', 413: 'ERR_PAYLOAD_TOO_LARGE', 431: 'ERR_HEADERS_TOO_LARGE' }[status],
+    code: {
+      400: 'ERR_BAD_REQUEST',
+      408: 'ERR_REQUEST_TIMEOUT',
+      413: 'ERR_PAYLOAD_TOO_LARGE',
+      431: 'ERR_HEADERS_TOO_LARGE',
+    }[status],
     message: expect.any(String),
     status,
   });
@@ -134,7 +141,9 @@ describe('slow clients', () => {
   it('cuts off a client sending its body slower than the request deadline', { timeout: 20_000 }, async () => {
     const client = await connect();
     const body = JSON.stringify({ secret: 'x'.repeat(40), response: 'y'.repeat(40) });
-    client.socket.write(`POST /api/v1/siteverify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    client.socket.write(
+      `POST /api/v1/siteverify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     const sending = trickle(client, body, 250); // ~25 s for the whole body
     const closedAt = await client.closedWithin(REQUEST_TIMEOUT_MS + 4000);
     const sent = await sending;
@@ -150,37 +159,47 @@ describe('oversized bodies', () => {
   const challengeHead = (length: string) =>
     `POST /api/v1/challenges HTTP/1.1\r\nHost: x\r\nOrigin: https://shop.example\r\nX-Forwarded-For: 10.1.2.3\r\nContent-Type: application/json\r\n${length}\r\n\r\n`;
 
-  it('answers 413 to a declared length above the limit without reading the body, then closes', { timeout: 15_000 }, async () => {
-    const client = await connect();
-    client.socket.write(challengeHead(`Content-Length: ${100 * 1024 * 1024}`));
-    client.socket.write('{"sitekey":"');
-    const closedAt = await client.closedWithin(5000);
-    expect(closedAt, 'closed by the server without waiting for 100 MB').not.toBeNull();
-    expectErrorBody(parseResponse(client.received()), 413);
-  });
+  it(
+    'answers 413 to a declared length above the limit without reading the body, then closes',
+    { timeout: 15_000 },
+    async () => {
+      const client = await connect();
+      client.socket.write(challengeHead(`Content-Length: ${100 * 1024 * 1024}`));
+      client.socket.write('{"sitekey":"');
+      const closedAt = await client.closedWithin(5000);
+      expect(closedAt, 'closed by the server without waiting for 100 MB').not.toBeNull();
+      expectErrorBody(parseResponse(client.received()), 413);
+    },
+  );
 
-  it('answers 413 to a chunked body that grows past the limit, then closes without reading on', { timeout: 20_000 }, async () => {
-    const client = await connect();
-    client.socket.write(challengeHead('Transfer-Encoding: chunked'));
-    const chunk = `4000\r\n${'a'.repeat(0x4000)}\r\n`;
-    let sent = 0;
-    const cap = 32 * 1024 * 1024;
-    // Paced (64 KB each 10 ms, ~5 s for the cap), so the cut-off shows in the count.
-    while (!client.closed() && sent < cap) {
-      for (let i = 0; i < 4 && !client.closed(); i++) {
-        client.socket.write(chunk);
-        sent += 0x4000;
+  it(
+    'answers 413 to a chunked body that grows past the limit, then closes without reading on',
+    { timeout: 20_000 },
+    async () => {
+      const client = await connect();
+      client.socket.write(challengeHead('Transfer-Encoding: chunked'));
+      const chunk = `4000\r\n${'a'.repeat(0x4000)}\r\n`;
+      let sent = 0;
+      const cap = 32 * 1024 * 1024;
+      // Paced (64 KB each 10 ms, ~5 s for the cap), so the cut-off shows in the count.
+      while (!client.closed() && sent < cap) {
+        for (let i = 0; i < 4 && !client.closed(); i++) {
+          client.socket.write(chunk);
+          sent += 0x4000;
+        }
+        await sleep(10);
       }
-      await sleep(10);
-    }
-    expect(client.closed(), 'closed by the server').toBe(true);
-    expect(sent).toBeLessThan(cap / 4);
-    expectErrorBody(parseResponse(client.received()), 413);
-  });
+      expect(client.closed(), 'closed by the server').toBe(true);
+      expect(sent).toBeLessThan(cap / 4);
+      expectErrorBody(parseResponse(client.received()), 413);
+    },
+  );
 
   it('answers an oversized siteverify in its own protocol, then closes', { timeout: 15_000 }, async () => {
     const client = await connect();
-    client.socket.write(`POST /api/v1/siteverify HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\nsecret=`);
+    client.socket.write(
+      `POST /api/v1/siteverify HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\nsecret=`,
+    );
     const closedAt = await client.closedWithin(5000);
     expect(closedAt).not.toBeNull();
     const res = parseResponse(client.received());

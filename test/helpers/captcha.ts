@@ -13,7 +13,11 @@ export async function createTestSite(
   security: { security_level?: 'low' | 'default' | 'high'; min_work_bits?: number | null } = {},
 ) {
   const { user } = await createKeyedUser(services, 'siteowner');
-  const { site, secret } = await createSite(services.orm.em.fork(), user.id, { name: 'test site', origins, ...security });
+  const { site, secret } = await createSite(services.orm.em.fork(), user.id, {
+    name: 'test site',
+    origins,
+    ...security,
+  });
   return { sitekey: site.sitekey, secret, ownerId: user.id };
 }
 
@@ -28,12 +32,19 @@ export function browser(origin: string | undefined, ip?: string): Record<string,
   return headers;
 }
 
-export async function siteverify(base: string, body: Record<string, string>, path = '/api/v1/siteverify'): Promise<JsonResponse> {
+export async function siteverify(
+  base: string,
+  body: Record<string, string>,
+  path = '/api/v1/siteverify',
+): Promise<JsonResponse> {
   return request(`${base}${path}`, { method: 'POST', json: body });
 }
 
 /** Solves a work challenge natively (as a bot on a server would): the fields a proof carries. */
-export function solveProof(work: { ticket: string; id: string; count: number; bits: number }): { work: string; solutions: string } {
+export function solveProof(work: { ticket: string; id: string; count: number; bits: number }): {
+  work: string;
+  solutions: string;
+} {
   return { work: work.ticket, solutions: solveWork(work).solutions };
 }
 
@@ -57,9 +68,17 @@ parentPort.postMessage(out.join(','));
  * {@link solveProof} off the main thread, so a server in the same process keeps answering
  * (a blocked event loop lets its keep-alive sockets time out under the client).
  */
-export function solveProofAsync(work: { ticket: string; id: string; count: number; bits: number }): Promise<{ work: string; solutions: string }> {
+export function solveProofAsync(work: {
+  ticket: string;
+  id: string;
+  count: number;
+  bits: number;
+}): Promise<{ work: string; solutions: string }> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(solverThread, { eval: true, workerData: { id: work.id, count: work.count, bits: work.bits } });
+    const worker = new Worker(solverThread, {
+      eval: true,
+      workerData: { id: work.id, count: work.count, bits: work.bits },
+    });
     worker.once('message', (solutions: string) => {
       resolve({ work: work.ticket, solutions });
       void worker.terminate();
@@ -84,13 +103,30 @@ export function envAnswerFor(services: OpenedServices, workId: string): string {
  */
 export async function v3Token(
   base: string,
-  opts: { sitekey: string; origin: string; action?: string; cdata?: string; ip?: string; telemetry?: object; tokenKey?: Buffer },
+  opts: {
+    sitekey: string;
+    origin: string;
+    action?: string;
+    cdata?: string;
+    ip?: string;
+    telemetry?: object;
+    tokenKey?: Buffer;
+  },
 ): Promise<JsonResponse> {
   const headers = browser(opts.origin, opts.ip);
-  const fields = { sitekey: opts.sitekey, action: opts.action ?? 'login', cdata: opts.cdata, telemetry: opts.telemetry };
+  const fields = {
+    sitekey: opts.sitekey,
+    action: opts.action ?? 'login',
+    cdata: opts.cdata,
+    telemetry: opts.telemetry,
+  };
   const first = await request(`${base}/api/v3/challenges`, { method: 'POST', headers, json: fields });
   if (first.status !== 201 || !first.body.challenge) return first;
   const work = first.body.challenge;
   const env = opts.tokenKey ? String(envAnswer(envProgram(opts.tokenKey, work.id))) : undefined;
-  return request(`${base}/api/v3/challenges`, { method: 'POST', headers, json: { ...fields, ...(await solveProofAsync(work)), env } });
+  return request(`${base}/api/v3/challenges`, {
+    method: 'POST',
+    headers,
+    json: { ...fields, ...(await solveProofAsync(work)), env },
+  });
 }

@@ -90,7 +90,13 @@ interface Started {
 }
 
 function startInstance(index: number, env: Record<string, string>, opts: ClusterOptions): Promise<Started> {
-  const args = [...(opts.nodeArgs ?? []), '--import', 'tsx', ...(opts.imports ?? []).flatMap((m) => ['--import', pathToImport(m)]), 'bin/server.ts'];
+  const args = [
+    ...(opts.nodeArgs ?? []),
+    '--import',
+    'tsx',
+    ...(opts.imports ?? []).flatMap((m) => ['--import', pathToImport(m)]),
+    'bin/server.ts',
+  ];
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   killOnExit();
@@ -108,7 +114,7 @@ function startInstance(index: number, env: Record<string, string>, opts: Cluster
   let apiKey: string | undefined;
   let pending = '';
   let onListening: ((port: number) => void) | undefined;
-  child.stdout!.on('data', (d: Buffer) => {
+  child.stdout.on('data', (d: Buffer) => {
     append(d);
     pending += d;
     const lines = pending.split('\n');
@@ -121,7 +127,7 @@ function startInstance(index: number, env: Record<string, string>, opts: Cluster
       opts.onLine?.(index, line);
     }
   });
-  child.stderr!.on('data', append);
+  child.stderr.on('data', append);
 
   const stop = async (graceMs = 15_000): Promise<number | null> => {
     if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
@@ -210,7 +216,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     redisUrl: opts.redisUrl,
     tokenKey,
     pick() {
-      const url = instances[next % instances.length]!.url;
+      const url = instances[next % instances.length].url;
       next++;
       return url;
     },

@@ -3,7 +3,10 @@ import type { AddressInfo } from 'node:net';
 
 /** A well-built page: most checks pass. */
 export function goodPage(title = 'Fixture Garden Supplies'): string {
-  const words = Array.from({ length: 620 }, (_, i) => ['garden', 'supplies', 'fixture', 'tools', 'plants', 'soil'][i % 6]).join(' ');
+  const words = Array.from(
+    { length: 620 },
+    (_, i) => ['garden', 'supplies', 'fixture', 'tools', 'plants', 'soil'][i % 6],
+  ).join(' ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><meta name="description" content="Garden supplies, tools and plants for every fixture garden.">
@@ -37,14 +40,31 @@ export interface FixtureSite {
  */
 export async function startFixtureSite(): Promise<FixtureSite> {
   const routes = new Map<string, http.RequestListener>();
-  const send = (type: string, body: string, status = 200, headers: Record<string, string> = {}): http.RequestListener => (_req, res) => {
-    res.writeHead(status, { 'Content-Type': type, ...headers });
-    res.end(body);
-  };
-  routes.set('/good', send('text/html; charset=utf-8', goodPage(), 200, { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'max-age=60' }));
-  routes.set('/poor', send('text/html', poorPage(), 200, { Server: 'Apache/2.4.1 (Unix)', 'X-Powered-By': 'PHP/5.6.0' }));
+  const send =
+    (type: string, body: string, status = 200, headers: Record<string, string> = {}): http.RequestListener =>
+    (_req, res) => {
+      res.writeHead(status, { 'Content-Type': type, ...headers });
+      res.end(body);
+    };
+  routes.set(
+    '/good',
+    send('text/html; charset=utf-8', goodPage(), 200, {
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'max-age=60',
+    }),
+  );
+  routes.set(
+    '/poor',
+    send('text/html', poorPage(), 200, { Server: 'Apache/2.4.1 (Unix)', 'X-Powered-By': 'PHP/5.6.0' }),
+  );
   routes.set('/robots.txt', send('text/plain', 'User-agent: *\nAllow: /\nSitemap: /sitemap.xml\n'));
-  routes.set('/sitemap.xml', send('application/xml', '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>/good</loc></url></urlset>'));
+  routes.set(
+    '/sitemap.xml',
+    send(
+      'application/xml',
+      '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>/good</loc></url></urlset>',
+    ),
+  );
   routes.set('/json', send('application/json', '{"not":"html"}'));
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;

@@ -31,6 +31,12 @@ export async function request<T = any>(
     // not JSON; tests assert on that where it matters
   }
   // Every answer to a documented operation must match the OpenAPI document.
-  await expectConformant({ method: init.method ?? 'GET', path: url, status: res.status, headers: res.headers, body: text ? parsed : undefined });
+  await expectConformant({
+    method: init.method ?? 'GET',
+    path: url,
+    status: res.status,
+    headers: res.headers,
+    body: text ? parsed : undefined,
+  });
   return { status: res.status, headers: res.headers, body: parsed, text };
 }

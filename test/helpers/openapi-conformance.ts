@@ -57,13 +57,15 @@ export async function conformanceProblems(ex: Exchange): Promise<string[]> {
   if (ex.status === 408 || ex.status === 431) return [];
   const where = `${ex.method} ${ex.path.slice(0, 200)} -> ${ex.status} (${operation.operationId})`;
   const documented = operation.responses?.[String(ex.status)] as
-    | { content?: Record<string, unknown>; headers?: Record<string, { $ref?: string; required?: boolean }> }
-    | undefined;
+    { content?: Record<string, unknown>; headers?: Record<string, { $ref?: string; required?: boolean }> } | undefined;
   if (!documented) return [`${where}: status ${ex.status} is not documented`];
   const problems: string[] = [];
   for (const [name, ref] of Object.entries(documented.headers ?? {})) {
-    const spec = ref.$ref ? (api.definition.components?.headers?.[ref.$ref.split('/').pop()!] as { required?: boolean }) : ref;
-    if (spec?.required && headerOf(ex.headers, name) === undefined) problems.push(`${where}: header ${name} is missing`);
+    const spec = ref.$ref
+      ? (api.definition.components?.headers?.[ref.$ref.split('/').pop()!] as { required?: boolean })
+      : ref;
+    if (spec?.required && headerOf(ex.headers, name) === undefined)
+      problems.push(`${where}: header ${name} is missing`);
   }
   const type = headerOf(ex.headers, 'content-type')?.split(';')[0]?.trim();
   if (ex.method.toUpperCase() === 'HEAD' || ex.body === undefined || ex.body === '') return problems;
@@ -83,6 +85,8 @@ export async function conformanceProblems(ex: Exchange): Promise<string[]> {
 export async function expectConformant(ex: Exchange): Promise<void> {
   const problems = await conformanceProblems(ex);
   if (problems.length) {
-    throw new Error(`response does not match the OpenAPI document:\n${problems.join('\n')}\nbody: ${JSON.stringify(ex.body).slice(0, 500)}`);
+    throw new Error(
+      `response does not match the OpenAPI document:\n${problems.join('\n')}\nbody: ${JSON.stringify(ex.body).slice(0, 500)}`,
+    );
   }
 }

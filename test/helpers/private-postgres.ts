@@ -30,7 +30,9 @@ export function findPostgresBin(): string | undefined {
  */
 function runAs(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const passwd = readFileSync('/etc/passwd', 'utf8').split('\n').map((l) => l.split(':'));
+  const passwd = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .map((l) => l.split(':'));
   const entry = passwd.find((f) => f[0] === 'postgres') ?? passwd.find((f) => f[0] === 'nobody');
   if (!entry) throw new Error('running as root and no postgres or nobody user to run PostgreSQL as');
   return { uid: Number(entry[2]), gid: Number(entry[3]) };
@@ -68,13 +70,21 @@ export async function privatePostgres(bin = findPostgresBin()): Promise<PrivateP
   const data = path.join(dir, 'data');
   const user = runAs();
   if (user) chownSync(dir, user.uid, user.gid);
-  const spawnOpts: SpawnOptions = { cwd: dir, env: { PATH: process.env.PATH ?? '', LC_ALL: 'C', TZ: 'UTC' }, ...(user ?? {}) };
+  const spawnOpts: SpawnOptions = {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', LC_ALL: 'C', TZ: 'UTC' },
+    ...(user ?? {}),
+  };
 
-  const init = spawnSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
-    ...spawnOpts,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const init = spawnSync(
+    path.join(bin, 'initdb'),
+    ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+    {
+      ...spawnOpts,
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   if (init.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed (${init.status}): ${init.stderr || init.stdout || init.error?.message}`);
@@ -91,14 +101,32 @@ export async function privatePostgres(bin = findPostgresBin()): Promise<PrivateP
   }
 
   const ready = () =>
-    spawnSync(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-t', '1'], { stdio: 'ignore', timeout: 5000 }).status === 0;
+    spawnSync(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-t', '1'], {
+      stdio: 'ignore',
+      timeout: 5000,
+    }).status === 0;
 
   const start = async () => {
     if (child && child.exitCode === null && child.signalCode === null) return;
     out = '';
     const c = spawn(
       path.join(bin, 'postgres'),
-      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=60'],
+      [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=60',
+      ],
       { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child = c;
@@ -107,8 +135,8 @@ export async function privatePostgres(bin = findPostgresBin()): Promise<PrivateP
     const append = (d: Buffer) => {
       out = (out + d).slice(-32_768);
     };
-    c.stdout!.on('data', append);
-    c.stderr!.on('data', append);
+    c.stdout.on('data', append);
+    c.stderr.on('data', append);
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
       if (c.exitCode !== null) throw new Error(`postgres exited with ${c.exitCode}:\n${out}`);

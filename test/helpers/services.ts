@@ -20,7 +20,12 @@ export const silentLog = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' })
  */
 export async function freshPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const admin = await MikroORM.init({ clientUrl: adminUrl, entities: [], discovery: { warnWhenNoEntities: false }, pool: { min: 0, max: 1 } });
+  const admin = await MikroORM.init({
+    clientUrl: adminUrl,
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
+    pool: { min: 0, max: 1 },
+  });
   try {
     await admin.em.getConnection().execute(`create database "${name}"`);
   } finally {
@@ -31,7 +36,12 @@ export async function freshPostgresDatabase(adminUrl: string): Promise<{ url: st
   return {
     url: url.toString(),
     async drop() {
-      const again = await MikroORM.init({ clientUrl: adminUrl, entities: [], discovery: { warnWhenNoEntities: false }, pool: { min: 0, max: 1 } });
+      const again = await MikroORM.init({
+        clientUrl: adminUrl,
+        entities: [],
+        discovery: { warnWhenNoEntities: false },
+        pool: { min: 0, max: 1 },
+      });
       try {
         await again.em.getConnection().execute(`drop database if exists "${name}" with (force)`);
       } finally {
@@ -103,6 +113,10 @@ export interface TestServer {
 
 /** The real Koa app on an ephemeral loopback port. */
 export async function startTestServer(services: OpenedServices): Promise<TestServer> {
-  const server = await listen(createApp(services), { port: 0, host: '127.0.0.1', requestTimeoutMs: services.config.REQUEST_TIMEOUT_MS });
+  const server = await listen(createApp(services), {
+    port: 0,
+    host: '127.0.0.1',
+    requestTimeoutMs: services.config.REQUEST_TIMEOUT_MS,
+  });
   return { url: `http://127.0.0.1:${server.port}`, server, close: () => server.close(1000) };
 }

@@ -70,16 +70,26 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>
     fc.boolean(),
     fc.constant(null),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'prototype')), tie('value'), {
-      maxKeys: 4,
-    }),
+    fc.dictionary(
+      fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'prototype')),
+      tie('value'),
+      {
+        maxKeys: 4,
+      },
+    ),
   ),
 })).value;
 
 /** Hosts the analyzer may be asked about here: none of them needs DNS, all are refused. */
 function safeHost(hostname: string): boolean {
   const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return isIP(bare) !== 0 || bare === 'localhost' || bare.endsWith('.localhost') || bare === 'invalid' || bare.endsWith('.invalid');
+  return (
+    isIP(bare) !== 0 ||
+    bare === 'localhost' ||
+    bare.endsWith('.localhost') ||
+    bare === 'invalid' ||
+    bare.endsWith('.invalid')
+  );
 }
 
 /**
@@ -237,35 +247,51 @@ export function pct(s: string): string {
 
 /** Path segments: plausible ids, encoded junk, and raw traversal or broken escapes. */
 export function pathParamArb(extra: string[]): fc.Arbitrary<string> {
-  return fc.oneof(
-    ...(extra.length ? [{ weight: 3, arbitrary: fc.constantFrom(...extra) }] : []),
-    { weight: 2, arbitrary: fc.constantFrom('1', '0', '-1', '01', '1.5', '2147483648', '99999999999999999999', '1e3', '0x1', 'abc') },
-    {
-      weight: 3,
-      arbitrary: fc.constantFrom(
-        '..',
-        '.',
-        '%2e%2e',
-        '..%2f..%2fetc%2fpasswd',
-        '..%252f',
-        '%00',
-        '%ff',
-        '%E0%A4%A',
-        '%',
-        '%zz',
-        '%c0%ae%c0%ae',
-        '..;',
-        'a%2Fb',
-        '%5C..%5C',
-        '~',
-        "'",
-        '"',
-        '$(id)',
-        'a'.repeat(3000),
-      ),
-    },
-    { weight: 3, arbitrary: hostileString.filter((s) => s.length < 2000).map(pct) },
-  ).map((segment) => (SIDESTEP_SEMICOLON_BUG ? segment.replaceAll(';', ',').replace(/%3B/gi, ',') : segment));
+  return fc
+    .oneof(
+      ...(extra.length ? [{ weight: 3, arbitrary: fc.constantFrom(...extra) }] : []),
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(
+          '1',
+          '0',
+          '-1',
+          '01',
+          '1.5',
+          '2147483648',
+          '99999999999999999999',
+          '1e3',
+          '0x1',
+          'abc',
+        ),
+      },
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom(
+          '..',
+          '.',
+          '%2e%2e',
+          '..%2f..%2fetc%2fpasswd',
+          '..%252f',
+          '%00',
+          '%ff',
+          '%E0%A4%A',
+          '%',
+          '%zz',
+          '%c0%ae%c0%ae',
+          '..;',
+          'a%2Fb',
+          '%5C..%5C',
+          '~',
+          "'",
+          '"',
+          '$(id)',
+          'a'.repeat(3000),
+        ),
+      },
+      { weight: 3, arbitrary: hostileString.filter((s) => s.length < 2000).map(pct) },
+    )
+    .map((segment) => (SIDESTEP_SEMICOLON_BUG ? segment.replaceAll(';', ',').replace(/%3B/gi, ',') : segment));
 }
 
 const hostileQueryValue = hostileString.map((s) => s.slice(0, 2000));
@@ -282,14 +308,28 @@ export function queryArb(params: Array<{ name: string; valid: fc.Arbitrary<strin
       fc.constant<string[]>([]),
       p.valid.map((v) => [`${pct(p.name)}=${pct(defang(v))}`]),
       hostileString.map((v) => [`${pct(p.name)}=${pct(defang(v))}`]),
-      fc.tuple(p.valid, hostileString).map(([a, b]) => [`${pct(p.name)}=${pct(defang(a))}`, `${pct(p.name)}=${pct(defang(b))}`]),
+      fc
+        .tuple(p.valid, hostileString)
+        .map(([a, b]) => [`${pct(p.name)}=${pct(defang(a))}`, `${pct(p.name)}=${pct(defang(b))}`]),
       fc.constant([`${pct(p.name)}[]=1`, `${pct(p.name)}[x]=2`]),
     ),
   );
   const extra = fc.array(
     fc.oneof(
       fc.tuple(fc.string({ maxLength: 10 }), hostileString).map(([k, v]) => `${pct(k)}=${pct(defang(v))}`),
-      fc.constantFrom('&', '=', '%', '%ff', 'a=%zz', '__proto__[x]=1', 'constructor[prototype][x]=1', 'a[b][c][d][e][f]=1', '=1', 'a=1=2', '%00=%00'),
+      fc.constantFrom(
+        '&',
+        '=',
+        '%',
+        '%ff',
+        'a=%zz',
+        '__proto__[x]=1',
+        'constructor[prototype][x]=1',
+        'a[b][c][d][e][f]=1',
+        '=1',
+        'a=1=2',
+        '%00=%00',
+      ),
     ),
     { maxLength: 4 },
   );

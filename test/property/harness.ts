@@ -50,9 +50,13 @@ export const scaledTimeout = (ms: number) => ms * scale;
 
 /** fast-check settings: few runs, bounded in time, first failure reported as is (no long shrinking). */
 export function runs(numRuns: number, seconds = 60): fc.Parameters<unknown> {
-  return { numRuns: numRuns * scale, endOnFailure: true, interruptAfterTimeLimit: seconds * 1000 * scale, markInterruptAsFailure: false };
+  return {
+    numRuns: numRuns * scale,
+    endOnFailure: true,
+    interruptAfterTimeLimit: seconds * 1000 * scale,
+    markInterruptAsFailure: false,
+  };
 }
-
 
 // ---------------------------------------------------------------------------------------
 // Sending
@@ -73,7 +77,9 @@ export interface RawResponse {
 /** Gives a request a short printable form, so a failing counterexample does not print 100 KB bodies. */
 export function printable(req: HostileRequest): HostileRequest {
   const text = () => {
-    const body = req.body ? ` body=${req.body.kind} ${req.body.contentType} ${req.body.body?.length ?? 0}B ${JSON.stringify(req.body.body?.subarray(0, 120).toString('latin1'))}` : '';
+    const body = req.body
+      ? ` body=${req.body.kind} ${req.body.contentType} ${req.body.body?.length ?? 0}B ${JSON.stringify(req.body.body?.subarray(0, 120).toString('latin1'))}`
+      : '';
     return `${req.method} ${req.path.slice(0, 200)}${req.path.length > 200 ? `…(${req.path.length})` : ''} headers=${JSON.stringify(req.headers).slice(0, 400)}${body}`;
   };
   Object.defineProperty(req, fc.toStringMethod, { value: text, enumerable: false });
@@ -100,7 +106,7 @@ export function createClient(base: string) {
       // The dispatcher API sends the path byte for byte (undici's request() would normalise it).
       const res = await agent.request({
         origin: new URL(base).origin,
-        method: req.method as 'GET',
+        method: req.method,
         path: req.path,
         headers,
         body,
@@ -113,7 +119,6 @@ export function createClient(base: string) {
     close: () => agent.close(),
   };
 }
-
 
 // ---------------------------------------------------------------------------------------
 // Invariants
@@ -136,7 +141,9 @@ export function describeExchange(req: HostileRequest, res: RawResponse): string 
   return [
     `${req.method} ${req.path.slice(0, 300)}`,
     `headers: ${JSON.stringify(req.headers).slice(0, 500)}`,
-    req.body ? `body (${req.body.kind}, ${req.body.contentType}, ${req.body.body?.length ?? 0} bytes): ${JSON.stringify(body)}` : 'no body',
+    req.body
+      ? `body (${req.body.kind}, ${req.body.contentType}, ${req.body.body?.length ?? 0} bytes): ${JSON.stringify(body)}`
+      : 'no body',
     `-> ${res.status} ${String(res.headers['content-type'])} ${res.body.subarray(0, 500).toString('utf8')}`,
   ].join('\n');
 }
@@ -154,7 +161,10 @@ function parseJson(res: RawResponse, where: string): any {
 export function expectErrorShape(res: RawResponse, where: string): void {
   const body = parseJson(res, where);
   expect(typeof body, where).toBe('object');
-  expect(Object.keys(body).filter((k) => !['code', 'message', 'status', 'errors', 'reason'].includes(k)), where).toEqual([]);
+  expect(
+    Object.keys(body).filter((k) => !['code', 'message', 'status', 'errors', 'reason'].includes(k)),
+    where,
+  ).toEqual([]);
   expect(errorCodes[body.code as PublicErrorCode]?.status, where).toBe(body.status);
   expect(typeof body.message, where).toBe('string');
   expect(body.status, where).toBe(res.status);
@@ -182,12 +192,17 @@ export function expectSiteverifyShape(res: RawResponse, where: string): void {
   const body = parseJson(res, where);
   expect(typeof body.success, where).toBe('boolean');
   expect(Array.isArray(body['error-codes']), where).toBe(true);
-  for (const code of body['error-codes']) expect(siteverifyCodes.has(code), `${where}\nunknown code ${code}`).toBe(true);
+  for (const code of body['error-codes'])
+    expect(siteverifyCodes.has(code), `${where}\nunknown code ${code}`).toBe(true);
   if (res.status === 429) expect(body['error-codes'], where).toEqual(['rate-limited']);
 }
 
 /** No 5xx, never HTML for an error, and the documented shape for errors on JSON routes. */
-export function expectSaneAnswer(req: HostileRequest, res: RawResponse, opts: { siteverify?: boolean; binary?: string } = {}): void {
+export function expectSaneAnswer(
+  req: HostileRequest,
+  res: RawResponse,
+  opts: { siteverify?: boolean; binary?: string } = {},
+): void {
   const where = describeExchange(req, res);
   expect(res.status, where).toBeLessThan(500);
   expect(res.status, where).toBeGreaterThanOrEqual(200);
@@ -202,7 +217,6 @@ export function expectSaneAnswer(req: HostileRequest, res: RawResponse, opts: { 
   if (opts.binary && String(res.headers['content-type']).startsWith(opts.binary)) return;
   parseJson(res, where);
 }
-
 
 /** The answer matches what the OpenAPI document says of its operation and status. */
 export async function expectDocumented(req: HostileRequest, res: RawResponse): Promise<void> {
@@ -219,7 +233,6 @@ export async function expectDocumented(req: HostileRequest, res: RawResponse): P
   }
   await expectConformant({ method: req.method, path: req.path, status: res.status, headers: res.headers, body });
 }
-
 
 // ---------------------------------------------------------------------------------------
 // Stored data
@@ -239,7 +252,9 @@ export async function snapshot(services: OpenedServices): Promise<Record<string,
   ];
   const out: Record<string, string> = {};
   for (const [table, row] of tables) {
-    const [r] = await conn.execute(`select count(*)::int as n, md5(coalesce(string_agg((${row})::text, '|' order by t.id), '')) as h from "${table}" t`);
+    const [r] = await conn.execute(
+      `select count(*)::int as n, md5(coalesce(string_agg((${row})::text, '|' order by t.id), '')) as h from "${table}" t`,
+    );
     out[table] = `${r.n}:${r.h}`;
   }
   return out;

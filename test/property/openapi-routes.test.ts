@@ -10,12 +10,51 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticAnalysis } from '../helpers/analysis.ts';
 import { createReport } from '../../src/reports/reports.ts';
 import { TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
-import { createKeyedUser, openTestServices, startTestServer, TEST_DATABASE_URL, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  TEST_DATABASE_URL,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { browser, createTestSite } from '../helpers/captcha.ts';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.ts';
-import { scaledTimeout, createClient, expectDocumented, expectHealthy, expectSaneAnswer, describeExchange, hostileEnv, printable, runs, snapshot, type HostileRequest, type World } from './harness.ts';
-import { authorizationArb, forwardedForArb, noiseHeadersArb, originArb, pathParamArb, pct, queryArb } from './arbitraries.ts';
-import { badEncodingArb, deepJsonArb, encodedObjectArb, malformedJsonArb, objectFor, oversizedArb, validFor, wrongContentTypeArb, type HostileBody, type JsonSchema } from './bodies.ts';
+import {
+  scaledTimeout,
+  createClient,
+  expectDocumented,
+  expectHealthy,
+  expectSaneAnswer,
+  describeExchange,
+  hostileEnv,
+  printable,
+  runs,
+  snapshot,
+  type HostileRequest,
+  type World,
+} from './harness.ts';
+import {
+  authorizationArb,
+  forwardedForArb,
+  noiseHeadersArb,
+  originArb,
+  pathParamArb,
+  pct,
+  queryArb,
+} from './arbitraries.ts';
+import {
+  badEncodingArb,
+  deepJsonArb,
+  encodedObjectArb,
+  malformedJsonArb,
+  objectFor,
+  oversizedArb,
+  validFor,
+  wrongContentTypeArb,
+  type HostileBody,
+  type JsonSchema,
+} from './bodies.ts';
 
 interface Operation {
   method: string;
@@ -49,7 +88,7 @@ function operationsOf(doc: any): Operation[] {
         path,
         pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
         query: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema })),
-        body: content ? Object.values(content)[0]!.schema : undefined,
+        body: content ? Object.values(content)[0].schema : undefined,
         apiKey: Boolean(op.security?.length),
         browser: (op.tags ?? []).includes('challenges'),
         siteverify: (op.tags ?? []).includes('siteverify'),
@@ -70,10 +109,20 @@ beforeAll(async () => {
   const stranger = await createKeyedUser(services, 'stranger');
   const ownReportIds: string[] = [];
   for (const [i, privacy] of [0, 1, 2].entries()) {
-    const r = await createReport(services.orm.em.fork(), owner.user.id, { privacy: privacy as 0 | 1 | 2, password: privacy === 2 ? 'secret pw' : undefined }, syntheticAnalysis(`https://seed.invalid/p${i}`, 40 + i * 25));
+    const r = await createReport(
+      services.orm.em.fork(),
+      owner.user.id,
+      { privacy: privacy as 0 | 1 | 2, password: privacy === 2 ? 'secret pw' : undefined },
+      syntheticAnalysis(`https://seed.invalid/p${i}`, 40 + i * 25),
+    );
     ownReportIds.push(String(r.id));
   }
-  const theirs = await createReport(services.orm.em.fork(), stranger.user.id, { privacy: 0 }, syntheticAnalysis('https://theirs.invalid/x', 90));
+  const theirs = await createReport(
+    services.orm.em.fork(),
+    stranger.user.id,
+    { privacy: 0 },
+    syntheticAnalysis('https://theirs.invalid/x', 90),
+  );
   const site = await createTestSite(services, ['https://shop.example']);
 
   const challengeIds: string[] = [];
@@ -122,9 +171,12 @@ const otherMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'
 function requestArb(op: Operation, bodyArb?: fc.Arbitrary<HostileBody | undefined>): fc.Arbitrary<HostileRequest> {
   const path = fc
     .tuple(...op.pathParams.map((name) => pathParamArb(pathParamValues(name))))
-    .map((values) => op.path.replace(/\{(\w+)\}/g, (_, name: string) => values[op.pathParams.indexOf(name)]!));
+    .map((values) => op.path.replace(/\{(\w+)\}/g, (_, name: string) => values[op.pathParams.indexOf(name)]));
   const query = queryArb(op.query.map((q) => ({ name: q.name, valid: validFor(q.name, q.schema, world).map(String) })));
-  const method = fc.oneof({ weight: 9, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom(...otherMethods.filter((m) => m !== op.method)) });
+  const method = fc.oneof(
+    { weight: 9, arbitrary: fc.constant(op.method) },
+    { weight: 1, arbitrary: fc.constantFrom(...otherMethods.filter((m) => m !== op.method)) },
+  );
   const structured = op.body ? encodedObjectArb(objectFor(op.body, world)) : fc.constant(undefined);
   const body =
     bodyArb ??
@@ -143,9 +195,11 @@ function requestArb(op: Operation, bodyArb?: fc.Arbitrary<HostileBody | undefine
     'x-forwarded-for': forwardedForArb,
     noise: noiseHeadersArb,
   });
-  return fc.record({ method, path, query, body, headers }).map(({ method, path, query, body, headers: { noise, ...h } }) =>
-    printable({ method, path: path + query, headers: { ...noise, ...h }, body }),
-  );
+  return fc
+    .record({ method, path, query, body, headers })
+    .map(({ method, path, query, body, headers: { noise, ...h } }) =>
+      printable({ method, path: path + query, headers: { ...noise, ...h }, body }),
+    );
 }
 
 /** Sends one request and checks every invariant; data may only change on a success. */
@@ -166,50 +220,64 @@ describe('every operation of the OpenAPI document under hostile input', () => {
   });
 
   // One property per operation; 12 runs each keeps the suite near 200 requests.
-  it('answers every operation below 500, in the documented shape, leaving data alone when refusing', { timeout: scaledTimeout(240_000) }, async () => {
-    for (const op of operations) {
+  it(
+    'answers every operation below 500, in the documented shape, leaving data alone when refusing',
+    { timeout: scaledTimeout(240_000) },
+    async () => {
+      for (const op of operations) {
+        await fc.assert(
+          fc.asyncProperty(requestArb(op), (req) => exercise(op, req)),
+          runs(12, 30),
+        );
+        await expectHealthy(server.url);
+      }
+    },
+  );
+
+  it(
+    'survives deeply nested, badly encoded, malformed and oversized bodies on every body route',
+    { timeout: scaledTimeout(120_000) },
+    async () => {
+      const withBody = operations.filter((o) => o.body);
+      expect(withBody.length).toBeGreaterThan(0);
+      const arb = fc.tuple(
+        fc.constantFrom(...withBody),
+        fc.oneof(deepJsonArb, badEncodingArb, malformedJsonArb, oversizedArb, wrongContentTypeArb),
+      );
       await fc.assert(
-        fc.asyncProperty(requestArb(op), (req) => exercise(op, req)),
-        runs(12, 30),
+        fc.asyncProperty(
+          arb.chain(([op, body]) =>
+            requestArb(op, fc.constant(body)).map((req) => [op, printable({ ...req, method: op.method })] as const),
+          ),
+          ([op, req]) => exercise(op, req),
+        ),
+        runs(50, 60),
       );
       await expectHealthy(server.url);
-    }
-  });
+    },
+  );
 
-  it('survives deeply nested, badly encoded, malformed and oversized bodies on every body route', { timeout: scaledTimeout(120_000) }, async () => {
-    const withBody = operations.filter((o) => o.body);
-    expect(withBody.length).toBeGreaterThan(0);
-    const arb = fc.tuple(
-      fc.constantFrom(...withBody),
-      fc.oneof(deepJsonArb, badEncodingArb, malformedJsonArb, oversizedArb, wrongContentTypeArb),
-    );
-    await fc.assert(
-      fc.asyncProperty(
-        arb.chain(([op, body]) => requestArb(op, fc.constant(body)).map((req) => [op, printable({ ...req, method: op.method })] as const)),
-        ([op, req]) => exercise(op, req),
-      ),
-      runs(50, 60),
-    );
-    await expectHealthy(server.url);
-  });
-
-  it('answers 401 in the documented shape to every API-key operation without a valid key', { timeout: scaledTimeout(60_000) }, async () => {
-    const guarded = operations.filter((o) => o.apiKey);
-    const badAuth = authorizationArb(world, 0).filter((a) => a !== `Bearer ${world.apiKey}`);
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...guarded), badAuth, forwardedForArb, async (op, authorization, ip) => {
-        const path = op.path.replace(/\{\w+\}/g, '1');
-        const req: HostileRequest = { method: op.method, path, headers: { authorization, 'x-forwarded-for': ip } };
-        const before = await snapshot(services);
-        const res = await client.send(req);
-        expectSaneAnswer(req, res);
-        await expectDocumented(req, res);
-        expect(res.status, describeExchange(req, res)).toBe(401);
-        expect(await snapshot(services)).toEqual(before);
-      }),
-      runs(30, 30),
-    );
-  });
+  it(
+    'answers 401 in the documented shape to every API-key operation without a valid key',
+    { timeout: scaledTimeout(60_000) },
+    async () => {
+      const guarded = operations.filter((o) => o.apiKey);
+      const badAuth = authorizationArb(world, 0).filter((a) => a !== `Bearer ${world.apiKey}`);
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...guarded), badAuth, forwardedForArb, async (op, authorization, ip) => {
+          const path = op.path.replace(/\{\w+\}/g, '1');
+          const req: HostileRequest = { method: op.method, path, headers: { authorization, 'x-forwarded-for': ip } };
+          const before = await snapshot(services);
+          const res = await client.send(req);
+          expectSaneAnswer(req, res);
+          await expectDocumented(req, res);
+          expect(res.status, describeExchange(req, res)).toBe(401);
+          expect(await snapshot(services)).toEqual(before);
+        }),
+        runs(30, 30),
+      );
+    },
+  );
 
   // Regression: PGlite's dialect once ran any SQL with a `;` (inside a value too) as several
   // statements and answered 500 (src/db/pglite-statements.ts).

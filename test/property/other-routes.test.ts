@@ -7,10 +7,47 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../../routers/root.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
-import { scaledTimeout, createClient, describeExchange, expectErrorShape, expectHealthy, hostileEnv, isParserRefusal, printable, runs, snapshot, type HostileRequest, type RawResponse, type World } from './harness.ts';
-import { authorizationArb, defang, forwardedForArb, hostileString, hostileValue, noiseHeadersArb, originArb, pathParamArb, pct } from './arbitraries.ts';
-import { badEncodingArb, deepJsonArb, encodedObjectArb, malformedJsonArb, oversizedArb, wrongContentTypeArb } from './bodies.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
+import {
+  scaledTimeout,
+  createClient,
+  describeExchange,
+  expectErrorShape,
+  expectHealthy,
+  hostileEnv,
+  isParserRefusal,
+  printable,
+  runs,
+  snapshot,
+  type HostileRequest,
+  type RawResponse,
+  type World,
+} from './harness.ts';
+import {
+  authorizationArb,
+  defang,
+  forwardedForArb,
+  hostileString,
+  hostileValue,
+  noiseHeadersArb,
+  originArb,
+  pathParamArb,
+  pct,
+} from './arbitraries.ts';
+import {
+  badEncodingArb,
+  deepJsonArb,
+  encodedObjectArb,
+  malformedJsonArb,
+  oversizedArb,
+  wrongContentTypeArb,
+} from './bodies.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -44,16 +81,49 @@ const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** Known paths off the document, plus junk ones. */
 const pathArb = fc.oneof(
-  fc.constantFrom('/healthz', '/readyz', '/api/openapi.json', '/api/docs', '/metrics', '/widget.js', '/widget.js?v=%ff', '/demo', '/demo/verify'),
+  fc.constantFrom(
+    '/healthz',
+    '/readyz',
+    '/api/openapi.json',
+    '/api/docs',
+    '/metrics',
+    '/widget.js',
+    '/widget.js?v=%ff',
+    '/demo',
+    '/demo/verify',
+  ),
   pathParamArb(['1', '2']).map((id) => `/reports/${id}`),
-  fc.constantFrom('/', '//', '/api', '/api/', '/api/v1', '/api/v9/reports', '/healthz/', '/HEALTHZ', '/%2e%2e/%2e%2e/etc/passwd', '/..%5c..%5cwin.ini', '/api/v1/reports/1/../../account', '/*', '/%'),
+  fc.constantFrom(
+    '/',
+    '//',
+    '/api',
+    '/api/',
+    '/api/v1',
+    '/api/v9/reports',
+    '/healthz/',
+    '/HEALTHZ',
+    '/%2e%2e/%2e%2e/etc/passwd',
+    '/..%5c..%5cwin.ini',
+    '/api/v1/reports/1/../../account',
+    '/*',
+    '/%',
+  ),
   fc.webPath().map((p) => p || '/'),
   hostileString.filter((s) => s.length < 500).map((s) => `/${pct(s)}`),
 );
 
 const bodyArb = fc.oneof(
   { weight: 4, arbitrary: fc.constant(undefined) },
-  { weight: 2, arbitrary: encodedObjectArb(fc.dictionary(fc.constantFrom('password', 'ac-response', 'cf-turnstile-response', 'mode', 'name', 'x'), hostileValue, { maxKeys: 4 })) },
+  {
+    weight: 2,
+    arbitrary: encodedObjectArb(
+      fc.dictionary(
+        fc.constantFrom('password', 'ac-response', 'cf-turnstile-response', 'mode', 'name', 'x'),
+        hostileValue,
+        { maxKeys: 4 },
+      ),
+    ),
+  },
   { weight: 1, arbitrary: fc.oneof(deepJsonArb, badEncodingArb, malformedJsonArb, wrongContentTypeArb, oversizedArb) },
 );
 
@@ -78,7 +148,7 @@ function expectSane(req: HostileRequest, res: RawResponse): void {
   const where = describeExchange(req, res);
   expect(res.status, where).toBeLessThan(500);
   const type = String(res.headers['content-type'] ?? '');
-  const path = req.path.split('?')[0]!;
+  const path = req.path.split('?')[0];
   const page = /^\/(reports\/|demo|api\/docs$)/.test(path);
   if (res.status >= 400 && req.method !== 'HEAD') {
     const trpcBody = path.startsWith('/trpc') && !isParserRefusal(res) ? tryJson(res.body) : undefined;
@@ -110,29 +180,65 @@ async function exercise(req: HostileRequest): Promise<void> {
 }
 
 describe('routes outside the OpenAPI document under hostile input', () => {
-  it('answers system, page, widget and unknown routes below 500 in their shapes', { timeout: scaledTimeout(120_000) }, async () => {
-    await fc.assert(fc.asyncProperty(requestArb(pathArb), exercise), runs(80, 60));
-    await expectHealthy(server.url);
-  });
+  it(
+    'answers system, page, widget and unknown routes below 500 in their shapes',
+    { timeout: scaledTimeout(120_000) },
+    async () => {
+      await fc.assert(fc.asyncProperty(requestArb(pathArb), exercise), runs(80, 60));
+      await expectHealthy(server.url);
+    },
+  );
 
-  it('answers /trpc below 500 whatever procedure, input or body it is sent', { timeout: scaledTimeout(120_000) }, async () => {
-    const procedures = Object.keys(appRouter._def.procedures);
-    const input = fc
-      .dictionary(fc.constantFrom('name', 'origins', 'sitekey', 'url', 'search', 'id', 'page', 'privacy', 'password', 'project'), hostileValue, { maxKeys: 4 })
-      .map((v) => defang(v));
-    const trpcPath = fc.tuple(
-      fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...procedures) }, { weight: 1, arbitrary: hostileString.filter((s) => s.length < 200).map(pct) }),
-      fc.oneof(fc.constant(''), input.map((i) => `?input=${pct(JSON.stringify(i))}`), input.map((i) => `?batch=1&input=${pct(JSON.stringify({ 0: i }))}`), fc.constantFrom('?input=%7B', '?input=%ff', '?batch=x')),
-    );
-    const arb = fc.tuple(requestArb(trpcPath.map(([p, q]) => `/trpc/${p}${q}`)), input, fc.boolean()).map(([req, body, json]) =>
-      printable({
-        ...req,
-        body: json && req.method === 'POST' ? { kind: 'json', contentType: 'application/json', body: Buffer.from(JSON.stringify(body)) } : req.body,
-      }),
-    );
-    await fc.assert(fc.asyncProperty(arb, exercise), runs(60, 60));
-    await expectHealthy(server.url);
-  });
+  it(
+    'answers /trpc below 500 whatever procedure, input or body it is sent',
+    { timeout: scaledTimeout(120_000) },
+    async () => {
+      const procedures = Object.keys(appRouter._def.procedures);
+      const input = fc
+        .dictionary(
+          fc.constantFrom(
+            'name',
+            'origins',
+            'sitekey',
+            'url',
+            'search',
+            'id',
+            'page',
+            'privacy',
+            'password',
+            'project',
+          ),
+          hostileValue,
+          { maxKeys: 4 },
+        )
+        .map((v) => defang(v));
+      const trpcPath = fc.tuple(
+        fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom(...procedures) },
+          { weight: 1, arbitrary: hostileString.filter((s) => s.length < 200).map(pct) },
+        ),
+        fc.oneof(
+          fc.constant(''),
+          input.map((i) => `?input=${pct(JSON.stringify(i))}`),
+          input.map((i) => `?batch=1&input=${pct(JSON.stringify({ 0: i }))}`),
+          fc.constantFrom('?input=%7B', '?input=%ff', '?batch=x'),
+        ),
+      );
+      const arb = fc
+        .tuple(requestArb(trpcPath.map(([p, q]) => `/trpc/${p}${q}`)), input, fc.boolean())
+        .map(([req, body, json]) =>
+          printable({
+            ...req,
+            body:
+              json && req.method === 'POST'
+                ? { kind: 'json', contentType: 'application/json', body: Buffer.from(JSON.stringify(body)) }
+                : req.body,
+          }),
+        );
+      await fc.assert(fc.asyncProperty(arb, exercise), runs(60, 60));
+      await expectHealthy(server.url);
+    },
+  );
 
   // Regression: a NUL in a stored field once reached PostgreSQL through /trpc (500); the base
   // procedure now refuses it for every transport (src/input-guards.ts).
@@ -141,7 +247,11 @@ describe('routes outside the OpenAPI document under hostile input', () => {
       method: 'POST',
       path: '/trpc/sites.create',
       headers: { authorization: `Bearer ${world.apiKey}` },
-      body: { kind: 'json', contentType: 'application/json', body: Buffer.from('{"name":"a\\u0000b","origins":["https://a.example"]}') },
+      body: {
+        kind: 'json',
+        contentType: 'application/json',
+        body: Buffer.from('{"name":"a\\u0000b","origins":["https://a.example"]}'),
+      },
     };
     const res = await client.send(req);
     expect(res.status, describeExchange(req, res)).toBeLessThan(500);

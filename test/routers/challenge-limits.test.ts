@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestServices, startTestServer, TEST_REDIS_URL, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  openTestServices,
+  startTestServer,
+  TEST_REDIS_URL,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { browser, createTestSite } from '../helpers/captcha.ts';
 
@@ -41,7 +47,10 @@ function suite(store: 'memory' | 'redis') {
         request(url, {
           method,
           headers: browser('https://shop.example', ip),
-          json: method === 'POST' ? { sitekey, action: 'a', secret: 'x', response: 'y', answer: 'A', nonce: '1' } : undefined,
+          json:
+            method === 'POST'
+              ? { sitekey, action: 'a', secret: 'x', response: 'y', answer: 'A', nonce: '1' }
+              : undefined,
         });
       const address = `198.51.100.${limit % 250}`;
       for (let i = 1; i <= limit; i++) {

@@ -64,7 +64,12 @@ describe('origin rule and CORS', () => {
     for (const origin of ['https://a.example.org', 'https://deep.a.example.org']) {
       expect((await post('/api/v1/challenges', { sitekey: wild.sitekey }, origin)).status, origin).toBe(201);
     }
-    for (const origin of ['https://example.org', 'http://a.example.org', 'https://a.example.org.evil.com', 'https://aexample.org']) {
+    for (const origin of [
+      'https://example.org',
+      'http://a.example.org',
+      'https://a.example.org.evil.com',
+      'https://aexample.org',
+    ]) {
       expect((await post('/api/v1/challenges', { sitekey: wild.sitekey }, origin)).status, origin).toBe(403);
     }
   });
@@ -73,17 +78,29 @@ describe('origin rule and CORS', () => {
     const created = await post('/api/v1/challenges', { sitekey: site.sitekey });
     const id = created.body.challenge;
     const foreign = 'https://evil.example';
-    expect((await fetch(`${server.url}/api/v1/challenges/${id}/asset`, { headers: browser(foreign, ip()) })).status).toBe(403);
+    expect(
+      (await fetch(`${server.url}/api/v1/challenges/${id}/asset`, { headers: browser(foreign, ip()) })).status,
+    ).toBe(403);
     expect((await post(`/api/v1/challenges/${id}/verify`, { answer: 'AAAAA' }, foreign)).status).toBe(403);
     expect((await post(`/api/v1/challenges/${id}/regenerate`, {}, foreign)).status).toBe(403);
     expect((await post(`/api/v1/challenges/${id}/verify`, { answer: 'AAAAA' }, null)).status).toBe(403);
   });
 
   it('answers preflights for every browser route', async () => {
-    for (const path of ['/api/v1/challenges', '/api/v1/challenges/x/verify', '/api/v1/challenges/x/asset', '/api/v2/challenges', '/api/v3/challenges']) {
+    for (const path of [
+      '/api/v1/challenges',
+      '/api/v1/challenges/x/verify',
+      '/api/v1/challenges/x/asset',
+      '/api/v2/challenges',
+      '/api/v3/challenges',
+    ]) {
       const res = await fetch(`${server.url}${path}`, {
         method: 'OPTIONS',
-        headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+        headers: {
+          Origin: ORIGIN,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'content-type',
+        },
       });
       expect(res.status, path).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
@@ -118,7 +135,11 @@ describe('v1 explicit challenge', () => {
   });
 
   it('issues a token for the right answer (case-insensitive), once', async () => {
-    const created = await post('/api/v1/challenges', { sitekey: TEST_SITEKEYS.pass, action: 'signup', cdata: 'order-7' });
+    const created = await post('/api/v1/challenges', {
+      sitekey: TEST_SITEKEYS.pass,
+      action: 'signup',
+      cdata: 'order-7',
+    });
     const id = created.body.challenge;
     const right = await post(`/api/v1/challenges/${id}/verify`, { answer: TEST_ANSWER.toLowerCase() });
     expect(right.status).toBe(200);
@@ -132,7 +153,11 @@ describe('v1 explicit challenge', () => {
     const first = await post(`/api/v1/challenges/${id}/verify`, { answer: 'WRONG' });
     expect(first.body).toEqual({ success: false, error: 'wrong-answer', attempts_left: 2 });
     expect((await post(`/api/v1/challenges/${id}/verify`, { answer: 'WRONG' })).body.attempts_left).toBe(1);
-    expect((await post(`/api/v1/challenges/${id}/verify`, { answer: 'WRONG' })).body).toEqual({ success: false, error: 'challenge-spent', attempts_left: 0 });
+    expect((await post(`/api/v1/challenges/${id}/verify`, { answer: 'WRONG' })).body).toEqual({
+      success: false,
+      error: 'challenge-spent',
+      attempts_left: 0,
+    });
     expect((await post(`/api/v1/challenges/${id}/verify`, { answer: TEST_ANSWER })).status).toBe(404);
   });
 
@@ -166,7 +191,9 @@ describe('v1 explicit challenge', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 10 * 60_000 + 1000);
     expect((await post(`/api/v1/challenges/${id}/verify`, { answer: TEST_ANSWER })).status).toBe(404);
-    expect((await fetch(`${server.url}/api/v1/challenges/${id}/asset`, { headers: browser(ORIGIN, ip()) })).status).toBe(404);
+    expect(
+      (await fetch(`${server.url}/api/v1/challenges/${id}/asset`, { headers: browser(ORIGIN, ip()) })).status,
+    ).toBe(404);
   });
 
   it('answers 404 for an unknown challenge', async () => {
@@ -180,9 +207,18 @@ describe('v2 managed challenge', () => {
 
   it('asks even an ordinary browser for work, and passes it after the work and the environment proof', async () => {
     const from = ip();
-    const res = await post('/api/v2/challenges', { sitekey: site.sitekey, action: 'login', telemetry: human }, ORIGIN, from);
+    const res = await post(
+      '/api/v2/challenges',
+      { sitekey: site.sitekey, action: 'login', telemetry: human },
+      ORIGIN,
+      from,
+    );
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ outcome: 'pow', challenge: expect.any(String), work: { count: 32, bits: 13, env: { ops: expect.any(Array) } } });
+    expect(res.body).toMatchObject({
+      outcome: 'pow',
+      challenge: expect.any(String),
+      work: { count: 32, bits: 13, env: { ops: expect.any(Array) } },
+    });
     const { work } = res.body;
     const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work.id), telemetry: human };
     const right = await post(`/api/v2/challenges/${res.body.challenge}/verify`, proof, ORIGIN, from);
@@ -197,7 +233,11 @@ describe('v2 managed challenge', () => {
   it('refuses a wrong proof and a stale one', async () => {
     const res = await post('/api/v2/challenges', { sitekey: site.sitekey, telemetry: human });
     const { work } = res.body;
-    const wrong = await post(`/api/v2/challenges/${work.id}/verify`, { work: work.ticket, solutions: Array(work.count).fill('0').join(','), env: '1' });
+    const wrong = await post(`/api/v2/challenges/${work.id}/verify`, {
+      work: work.ticket,
+      solutions: Array(work.count).fill('0').join(','),
+      env: '1',
+    });
     expect(wrong.body).toEqual({ success: false, error: 'invalid-proof', attempts_left: 0 });
     const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work.id) };
     vi.useFakeTimers({ toFake: ['Date'] });
@@ -207,25 +247,50 @@ describe('v2 managed challenge', () => {
 
   it('sends a client without a browser environment to the image after its work', async () => {
     const res = await post('/api/v2/challenges', { sitekey: site.sitekey, telemetry: human });
-    const verdict = await post(`/api/v2/challenges/${res.body.challenge}/verify`, { ...(await solveProofAsync(res.body.work)), env: '12345' });
-    expect(verdict.body).toMatchObject({ success: false, error: 'challenge-required', challenge: { kind: 'v1', work: null } });
+    const verdict = await post(`/api/v2/challenges/${res.body.challenge}/verify`, {
+      ...(await solveProofAsync(res.body.work)),
+      env: '12345',
+    });
+    expect(verdict.body).toMatchObject({
+      success: false,
+      error: 'challenge-required',
+      challenge: { kind: 'v1', work: null },
+    });
   });
 
   it('escalates an automated client to an image challenge that needs work', async () => {
-    const res = await post('/api/v2/challenges', { sitekey: site.sitekey, telemetry: { webdriver: true, time_on_page_ms: 100, interactions: 0 } });
+    const res = await post('/api/v2/challenges', {
+      sitekey: site.sitekey,
+      telemetry: { webdriver: true, time_on_page_ms: 100, interactions: 0 },
+    });
     expect(res.body.outcome).toBe('challenge');
-    expect(res.body.challenge).toMatchObject({ kind: 'v1', attempts_left: 3, asset_url: expect.stringContaining('/asset'), work: { count: 32 } });
+    expect(res.body.challenge).toMatchObject({
+      kind: 'v1',
+      attempts_left: 3,
+      asset_url: expect.stringContaining('/asset'),
+      work: { count: 32 },
+    });
   });
 
   it('follows the test sitekeys', async () => {
-    expect((await post('/api/v2/challenges', { sitekey: TEST_SITEKEYS.pass }, 'https://anything.test')).body.outcome).toBe('pass');
+    expect(
+      (await post('/api/v2/challenges', { sitekey: TEST_SITEKEYS.pass }, 'https://anything.test')).body.outcome,
+    ).toBe('pass');
     const forced = await post('/api/v2/challenges', { sitekey: TEST_SITEKEYS.interactive }, 'https://anything.test');
     expect(forced.body.outcome).toBe('challenge');
-    const solved = await post(`/api/v1/challenges/${forced.body.challenge.challenge}/verify`, { answer: TEST_ANSWER }, 'https://anything.test');
+    const solved = await post(
+      `/api/v1/challenges/${forced.body.challenge.challenge}/verify`,
+      { answer: TEST_ANSWER },
+      'https://anything.test',
+    );
     expect(solved.body.success).toBe(true);
     const blocked = await post('/api/v2/challenges', { sitekey: TEST_SITEKEYS.block }, 'https://anything.test');
     expect(blocked.body.outcome).toBe('challenge');
-    const never = await post(`/api/v1/challenges/${blocked.body.challenge.challenge}/verify`, { answer: TEST_ANSWER }, 'https://anything.test');
+    const never = await post(
+      `/api/v1/challenges/${blocked.body.challenge.challenge}/verify`,
+      { answer: TEST_ANSWER },
+      'https://anything.test',
+    );
     expect(never.body.success).toBe(false);
   });
 });
@@ -233,11 +298,27 @@ describe('v2 managed challenge', () => {
 describe('v3 score token', () => {
   const v3 = async (telemetry: object, env: (id: string) => string = (id) => envAnswerFor(services, id)) => {
     const from = ip();
-    const first = await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'checkout', telemetry }, ORIGIN, from);
+    const first = await post(
+      '/api/v3/challenges',
+      { sitekey: site.sitekey, action: 'checkout', telemetry },
+      ORIGIN,
+      from,
+    );
     expect(first.status).toBe(201);
     expect(Object.keys(first.body)).toEqual(['challenge']);
     const { challenge } = first.body;
-    return post('/api/v3/challenges', { sitekey: site.sitekey, action: 'checkout', telemetry, ...(await solveProofAsync(challenge)), env: env(challenge.id) }, ORIGIN, from);
+    return post(
+      '/api/v3/challenges',
+      {
+        sitekey: site.sitekey,
+        action: 'checkout',
+        telemetry,
+        ...(await solveProofAsync(challenge)),
+        env: env(challenge.id),
+      },
+      ORIGIN,
+      from,
+    );
   };
 
   it('returns only an opaque token after the work; siteverify reveals the score and action', async () => {
@@ -246,15 +327,24 @@ describe('v3 score token', () => {
     expect(Object.keys(res.body).sort()).toEqual(['expires_at', 'token']);
     expect(res.text).not.toMatch(/score/i);
     const verdict = await siteverify(server.url, { secret: site.secret, response: res.body.token });
-    expect(verdict.body).toMatchObject({ success: true, action: 'checkout', hostname: 'shop.example', 'error-codes': [] });
+    expect(verdict.body).toMatchObject({
+      success: true,
+      action: 'checkout',
+      hostname: 'shop.example',
+      'error-codes': [],
+    });
     expect(verdict.body.score).toBeGreaterThanOrEqual(0.7);
   });
 
   it('scores an automated client, and one without a browser environment, at most 0.3', async () => {
     const driven = await v3({ webdriver: true });
-    expect((await siteverify(server.url, { secret: site.secret, response: driven.body.token })).body.score).toBeLessThanOrEqual(0.3);
+    expect(
+      (await siteverify(server.url, { secret: site.secret, response: driven.body.token })).body.score,
+    ).toBeLessThanOrEqual(0.3);
     const noEnv = await v3({ interactions: 9, time_on_page_ms: 9000 }, () => '0');
-    expect((await siteverify(server.url, { secret: site.secret, response: noEnv.body.token })).body.score).toBeLessThanOrEqual(0.3);
+    expect(
+      (await siteverify(server.url, { secret: site.secret, response: noEnv.body.token })).body.score,
+    ).toBeLessThanOrEqual(0.3);
   });
 });
 

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReport } from '../../src/reports/reports.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { syntheticAnalysis } from '../helpers/analysis.ts';
 
@@ -13,7 +19,7 @@ let stranger: { key: string; user: { id: number } };
 // so the id tie-break is exercised.
 const seeds = Array.from({ length: 30 }, (_, i) => ({
   url: `https://${['alpha.test', 'www.beta.test', 'gamma.test'][i % 3]}/page-${String(i).padStart(2, '0')}${i % 5 === 0 ? '/special_offer' : ''}`,
-  score: [95, 85, 70, 55, 30, 10][i % 6]!,
+  score: [95, 85, 70, 55, 30, 10][i % 6],
 }));
 
 beforeAll(async () => {
@@ -24,7 +30,12 @@ beforeAll(async () => {
   for (const s of seeds) {
     await createReport(services.orm.em.fork(), owner.user.id, { privacy: 1 }, syntheticAnalysis(s.url, s.score));
   }
-  await createReport(services.orm.em.fork(), stranger.user.id, { privacy: 0 }, syntheticAnalysis('https://alpha.test/theirs', 99));
+  await createReport(
+    services.orm.em.fork(),
+    stranger.user.id,
+    { privacy: 0 },
+    syntheticAnalysis('https://alpha.test/theirs', 99),
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -38,7 +49,11 @@ describe('GET /api/v1/reports', () => {
     const res = await list('');
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(30);
-    expect(res.body.data[0].results.seo_friendly_url).toMatchObject({ passed: true, importance: 'high', category: 'seo' });
+    expect(res.body.data[0].results.seo_friendly_url).toMatchObject({
+      passed: true,
+      importance: 'high',
+      category: 'seo',
+    });
     expect(res.body.status).toBe(200);
     const ids = res.body.data.map((r: { id: number }) => r.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
@@ -60,7 +75,11 @@ describe('GET /api/v1/reports', () => {
       key: owner.key,
       headers: { 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'javascript' },
     });
-    const links = [res.body.meta.path, ...Object.values(res.body.links), ...res.body.meta.links.map((l: { url: string | null }) => l.url)];
+    const links = [
+      res.body.meta.path,
+      ...Object.values(res.body.links),
+      ...res.body.meta.links.map((l: { url: string | null }) => l.url),
+    ];
     for (const link of links.filter(Boolean)) expect(link).toMatch(/^https:\/\/audit\.example\/api\/v1\/reports/);
   });
 
@@ -74,7 +93,13 @@ describe('GET /api/v1/reports', () => {
     expect(first.body.links.next).toContain('per_page=10');
     expect(first.body.meta.path).toBe('https://audit.example/api/v1/reports');
     expect(first.body.links.next).toMatch(/^https:\/\/audit\.example\/api\/v1\/reports\?/);
-    expect(first.body.meta.links.map((l: { label: string }) => l.label)).toEqual(['&laquo; Previous', '1', '2', '3', 'Next &raquo;']);
+    expect(first.body.meta.links.map((l: { label: string }) => l.label)).toEqual([
+      '&laquo; Previous',
+      '1',
+      '2',
+      '3',
+      'Next &raquo;',
+    ]);
     expect(first.body.meta.links[1]).toEqual({ url: first.body.links.first, label: '1', active: true });
 
     const middle = await list('?per_page=10&page=2');
@@ -180,7 +205,11 @@ describe('projects', () => {
     const alpha = res.body.data[0];
     const alphaScores = seeds.filter((s) => s.url.includes('alpha.test')).map((s) => s.score);
     const mean = Math.round(alphaScores.reduce((a, b) => a + b, 0) / alphaScores.length);
-    expect(alpha).toMatchObject({ reports: 10, score: mean, result: mean >= 80 ? 'good' : mean >= 50 ? 'decent' : 'bad' });
+    expect(alpha).toMatchObject({
+      reports: 10,
+      score: mean,
+      result: mean >= 80 ? 'good' : mean >= 50 ? 'decent' : 'bad',
+    });
     expect(new Date(alpha.created_at).getTime()).not.toBeNaN();
     expect(res.body.meta).toMatchObject({ total: 3, per_page: 100, current_page: 1 });
   });
@@ -220,7 +249,9 @@ describe('projects', () => {
     expect((await list('?project=gamma.test')).body.meta.total).toBe(0);
     expect((await list('')).body.meta.total).toBe(20);
     expect((await projects('')).body.meta.total).toBe(2);
-    expect((await request(`${server.url}/api/v1/projects/gamma.test`, { method: 'DELETE', key: owner.key })).status).toBe(404);
+    expect(
+      (await request(`${server.url}/api/v1/projects/gamma.test`, { method: 'DELETE', key: owner.key })).status,
+    ).toBe(404);
     // The other user's project of the same name is untouched.
     expect((await projects('', stranger.key)).body.meta.total).toBe(1);
   });

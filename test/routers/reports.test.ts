@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportSchema } from '../../src/entities/report.entity.ts';
 import { ProjectSchema } from '../../src/entities/project.entity.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.ts';
 
@@ -33,22 +39,44 @@ async function countRows() {
 
 describe('POST /api/v1/reports', () => {
   it('audits the page and stores a report (form body), answering 201', async () => {
-    const res = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, form: { url: `${site.url}/good` } });
+    const res = await request(api('/api/v1/reports'), {
+      method: 'POST',
+      key: alice.key,
+      form: { url: `${site.url}/good` },
+    });
     expect(res.status).toBe(201);
     const r = res.body.data;
-    expect(r).toMatchObject({ url: `${site.url.replace('http://', '')}/good`, project: '127.0.0.1', privacy: 1, password: false });
+    expect(r).toMatchObject({
+      url: `${site.url.replace('http://', '')}/good`,
+      project: '127.0.0.1',
+      privacy: 1,
+      password: false,
+    });
     expect(res.body.status).toBe(200);
     expect(['good', 'decent', 'bad']).toContain(r.result);
     expect(r.score).toBeGreaterThanOrEqual(0);
     expect(r.score).toBeLessThanOrEqual(100);
-    expect(r.results.seo_friendly_url).toMatchObject({ value: `${site.url}/good`, category: 'seo', importance: 'high', passed: expect.any(Boolean) });
+    expect(r.results.seo_friendly_url).toMatchObject({
+      value: `${site.url}/good`,
+      category: 'seo',
+      importance: 'high',
+      passed: expect.any(Boolean),
+    });
     expect(r.results.title).toMatchObject({ category: 'seo', importance: 'high', passed: expect.any(Boolean) });
     expect(new Date(r.generated_at).getTime()).not.toBeNaN();
   });
 
   it('grades a well-built page above a poor one', async () => {
-    const good = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, json: { url: `${site.url}/good` } });
-    const poor = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, json: { url: `${site.url}/poor` } });
+    const good = await request(api('/api/v1/reports'), {
+      method: 'POST',
+      key: alice.key,
+      json: { url: `${site.url}/good` },
+    });
+    const poor = await request(api('/api/v1/reports'), {
+      method: 'POST',
+      key: alice.key,
+      json: { url: `${site.url}/poor` },
+    });
     expect(good.body.data.score).toBeGreaterThan(poor.body.data.score);
     expect(poor.body.data.result).toBe('bad');
   });
@@ -77,7 +105,11 @@ describe('POST /api/v1/reports', () => {
     [{ url: 'https://example.com/', privacy: '1', password: 'x' }, 'password'],
   ])('answers 422 for bad input on %$ (case %#)', async (form, field) => {
     const before = await countRows();
-    const res = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, form: form as Record<string, string> });
+    const res = await request(api('/api/v1/reports'), {
+      method: 'POST',
+      key: alice.key,
+      form: form,
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors[field]).toEqual([expect.any(String)]);
     // Every URL refusal speaks the analyzer's vocabulary, whatever rule it broke.
@@ -101,13 +133,21 @@ describe('POST /api/v1/reports', () => {
 
 describe('GET, PUT, DELETE /api/v1/reports/{id}', () => {
   it('reads, updates and deletes only the caller’s own report', async () => {
-    const created = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, form: { url: `${site.url}/good` } });
+    const created = await request(api('/api/v1/reports'), {
+      method: 'POST',
+      key: alice.key,
+      form: { url: `${site.url}/good` },
+    });
     const id = created.body.data.id;
     const own = await request(api(`/api/v1/reports/${id}`), { key: alice.key });
     expect(own.status).toBe(200);
     expect(own.body.data).toEqual(created.body.data);
 
-    for (const [method, body] of [['GET', undefined], ['PUT', { privacy: '0' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { privacy: '0' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await request(api(`/api/v1/reports/${id}`), { method, key: bob.key, form: body });
       expect(res.status, method).toBe(404);
       expect(res.body).toEqual({ code: 'ERR_NOT_FOUND', message: expect.any(String), status: 404 });
@@ -122,13 +162,25 @@ describe('GET, PUT, DELETE /api/v1/reports/{id}', () => {
   });
 
   it('changes privacy and password; leaving privacy 2 drops the password', async () => {
-    const created = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, form: { url: `${site.url}/good` } });
+    const created = await request(api('/api/v1/reports'), {
+      method: 'POST',
+      key: alice.key,
+      form: { url: `${site.url}/good` },
+    });
     const id = created.body.data.id;
-    const needsPassword = await request(api(`/api/v1/reports/${id}`), { method: 'PUT', key: alice.key, form: { privacy: '2' } });
+    const needsPassword = await request(api(`/api/v1/reports/${id}`), {
+      method: 'PUT',
+      key: alice.key,
+      form: { privacy: '2' },
+    });
     expect(needsPassword.status).toBe(422);
     expect(needsPassword.body.errors.password).toBeDefined();
 
-    const locked = await request(api(`/api/v1/reports/${id}`), { method: 'PUT', key: alice.key, form: { privacy: '2', password: 'pw1' } });
+    const locked = await request(api(`/api/v1/reports/${id}`), {
+      method: 'PUT',
+      key: alice.key,
+      form: { privacy: '2', password: 'pw1' },
+    });
     expect(locked.status).toBe(200);
     expect(locked.body.data).toMatchObject({ privacy: 2, password: true });
 
@@ -145,7 +197,11 @@ describe('GET, PUT, DELETE /api/v1/reports/{id}', () => {
       res.writeHead(200, { 'Content-Type': 'text/html' });
       res.end('<!doctype html><html lang="en"><title>Moving page</title><h1>Here</h1></html>');
     });
-    const created = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, form: { url: `${site.url}${path}` } });
+    const created = await request(api('/api/v1/reports'), {
+      method: 'POST',
+      key: alice.key,
+      form: { url: `${site.url}${path}` },
+    });
     expect(created.body.data.project).toBe('127.0.0.1');
     // The page now redirects to another host name of the same loopback server.
     site.routes.set(path, (_req, res) => {
@@ -158,13 +214,19 @@ describe('GET, PUT, DELETE /api/v1/reports/{id}', () => {
     expect(res.body.data).toMatchObject({ id, project: 'localhost', url: `localhost:${site.port}/good` });
     expect(res.body.data.results.seo_friendly_url.value).toBe(`http://localhost:${site.port}/good`);
     expect(res.body.data.score).not.toBe(created.body.data.score);
-    expect(new Date(res.body.data.generated_at).getTime()).toBeGreaterThan(new Date(created.body.data.generated_at).getTime());
+    expect(new Date(res.body.data.generated_at).getTime()).toBeGreaterThan(
+      new Date(created.body.data.generated_at).getTime(),
+    );
     const projects = await request(api('/api/v1/projects?search=localhost'), { key: alice.key });
     expect(projects.body.data).toEqual([expect.objectContaining({ project: 'localhost', reports: 1 })]);
   });
 
   it('deletes a report and answers in the documented shape', async () => {
-    const created = await request(api('/api/v1/reports'), { method: 'POST', key: bob.key, form: { url: `${site.url}/good` } });
+    const created = await request(api('/api/v1/reports'), {
+      method: 'POST',
+      key: bob.key,
+      form: { url: `${site.url}/good` },
+    });
     const id = created.body.data.id;
     const res = await request(api(`/api/v1/reports/${id}`), { method: 'DELETE', key: bob.key });
     expect(res.status).toBe(200);
@@ -178,7 +240,11 @@ describe('GET, PUT, DELETE /api/v1/reports/{id}', () => {
 
 describe('share page /reports/{id}', () => {
   async function make(form: Record<string, string>) {
-    const res = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, form: { url: `${site.url}/good`, ...form } });
+    const res = await request(api('/api/v1/reports'), {
+      method: 'POST',
+      key: alice.key,
+      form: { url: `${site.url}/good`, ...form },
+    });
     // Share pages live under the report's random share id (the numeric id is the API's).
     return (res.body.data.share_url as string).split('/').pop()!;
   }
@@ -198,7 +264,9 @@ describe('share page /reports/{id}', () => {
   it('is a 404 for private reports, to everyone', async () => {
     const id = await make({ privacy: '1' });
     expect((await fetch(api(`/reports/${id}`))).status).toBe(404);
-    expect((await fetch(api(`/reports/${id}`), { headers: { Authorization: `Bearer ${alice.key}` } })).status).toBe(404);
+    expect((await fetch(api(`/reports/${id}`), { headers: { Authorization: `Bearer ${alice.key}` } })).status).toBe(
+      404,
+    );
     expect((await fetch(api('/reports/nope'))).status).toBe(404);
   });
 

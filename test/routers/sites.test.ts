@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { AppRouter } from '../../routers/root.ts';
 import { SiteSchema } from '../../src/entities/site.entity.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { browser, siteverify, v3Token as solvedV3Token } from '../helpers/captcha.ts';
 
@@ -18,7 +24,9 @@ afterAll(async () => {
 });
 
 const client = (key: string) =>
-  createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: { Authorization: `Bearer ${key}` } })] });
+  createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${server.url}/trpc`, headers: { Authorization: `Bearer ${key}` } })],
+  });
 
 async function v3Token(sitekey: string, origin: string) {
   return solvedV3Token(server.url, { sitekey, origin, action: 'x' });
@@ -28,7 +36,10 @@ describe('sites procedures on /trpc', () => {
   it('creates a site with normalised origins and shows the secret once, stored hashed', async () => {
     const { key } = await createKeyedUser(services, 'site-admin');
     const api = client(key);
-    const created = await api.sites.create.mutate({ name: 'Shop', origins: ['HTTPS://Shop.Example:443', 'https://*.shop.example', 'http://localhost:3000/'] });
+    const created = await api.sites.create.mutate({
+      name: 'Shop',
+      origins: ['HTTPS://Shop.Example:443', 'https://*.shop.example', 'http://localhost:3000/'],
+    });
     expect(created.data.origins).toEqual(['https://shop.example', 'https://*.shop.example', 'http://localhost:3000']);
     expect(created.data.secret).toMatch(/^sec_[0-9a-f]{10}_/);
     const listed = await api.sites.list.query();
@@ -42,7 +53,12 @@ describe('sites procedures on /trpc', () => {
   it('refuses bad origins with a validation error', async () => {
     const { key } = await createKeyedUser(services, 'bad-origins');
     for (const origins of [['ftp://x.example'], ['https://x.example/path'], ['not an origin'], ['https://*.com'], []]) {
-      const err = await client(key).sites.create.mutate({ name: 'x', origins }).then(() => null, (e) => e);
+      const err = await client(key)
+        .sites.create.mutate({ name: 'x', origins })
+        .then(
+          () => null,
+          (e) => e,
+        );
       expect(err, JSON.stringify(origins)).toBeInstanceOf(TRPCClientError);
       expect(err.data.httpStatus).toBe(err.data.code === 'BAD_REQUEST' ? 400 : 422);
     }
@@ -59,23 +75,40 @@ describe('sites procedures on /trpc', () => {
 
     const rotated = await api.sites.rotateSecret.mutate({ sitekey: data.sitekey });
     expect(rotated.data.secret).not.toBe(data.secret);
-    expect((await siteverify(server.url, { secret: data.secret, response: token.body.token })).body['error-codes']).toEqual(['invalid-input-secret']);
-    expect((await siteverify(server.url, { secret: rotated.data.secret, response: token.body.token })).body.success).toBe(true);
+    expect(
+      (await siteverify(server.url, { secret: data.secret, response: token.body.token })).body['error-codes'],
+    ).toEqual(['invalid-input-secret']);
+    expect(
+      (await siteverify(server.url, { secret: rotated.data.secret, response: token.body.token })).body.success,
+    ).toBe(true);
   });
 
   it('sets the security level and a work floor, which the next challenge follows at once', async () => {
     const { key } = await createKeyedUser(services, 'levels');
     const api = client(key);
-    const { data } = await api.sites.create.mutate({ name: 'Bank', origins: ['https://bank.example'], security_level: 'low' });
+    const { data } = await api.sites.create.mutate({
+      name: 'Bank',
+      origins: ['https://bank.example'],
+      security_level: 'low',
+    });
     expect(data).toMatchObject({ security_level: 'low', min_work_bits: null });
     const bits = async () =>
-      (await request(`${server.url}/api/v3/challenges`, { method: 'POST', headers: browser('https://bank.example', `10.77.${Math.floor(Math.random() * 250)}.1`), json: { sitekey: data.sitekey, action: 'x' } })).body.challenge;
+      (
+        await request(`${server.url}/api/v3/challenges`, {
+          method: 'POST',
+          headers: browser('https://bank.example', `10.77.${Math.floor(Math.random() * 250)}.1`),
+          json: { sitekey: data.sitekey, action: 'x' },
+        })
+      ).body.challenge;
     expect(await bits()).toMatchObject({ count: 16, bits: 12 });
     await api.sites.update.mutate({ sitekey: data.sitekey, security_level: 'high' });
     expect(await bits()).toMatchObject({ count: 32, bits: 15 });
     await api.sites.update.mutate({ sitekey: data.sitekey, min_work_bits: 24 });
     expect(await bits()).toMatchObject({ count: 32, bits: 19 });
-    const err = await api.sites.update.mutate({ sitekey: data.sitekey, security_level: 'extreme' as 'high' }).then(() => null, (e) => e);
+    const err = await api.sites.update.mutate({ sitekey: data.sitekey, security_level: 'extreme' as 'high' }).then(
+      () => null,
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(TRPCClientError);
   });
 
@@ -89,10 +122,17 @@ describe('sites procedures on /trpc', () => {
       () => client(b.key).sites.rotateSecret.mutate({ sitekey: data.sitekey }),
       () => client(b.key).sites.delete.mutate({ sitekey: data.sitekey }),
     ]) {
-      const err = await attempt().then(() => null, (e) => e);
+      const err = await attempt().then(
+        () => null,
+        (e) => e,
+      );
       expect(err.data.httpStatus).toBe(404);
     }
-    expect(await client(a.key).sites.delete.mutate({ sitekey: data.sitekey })).toEqual({ sitekey: data.sitekey, object: 'site', deleted: true });
+    expect(await client(a.key).sites.delete.mutate({ sitekey: data.sitekey })).toEqual({
+      sitekey: data.sitekey,
+      object: 'site',
+      deleted: true,
+    });
     expect((await client(a.key).sites.list.query()).data).toEqual([]);
   });
 });

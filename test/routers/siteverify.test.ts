@@ -1,6 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomInt } from 'node:crypto';
-import { openTestServices, startTestServer, TEST_REDIS_URL, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  openTestServices,
+  startTestServer,
+  TEST_REDIS_URL,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { browser, createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
 import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
@@ -29,7 +35,14 @@ const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
 /** A fresh v3 token for the shop, through the real browser route. */
 async function token(sitekey = shop.sitekey, origin = 'https://shop.example', action = 'login'): Promise<string> {
-  const res = await v3Token(server.url, { sitekey, origin, ip: ip(), action, cdata: 'session-42', tokenKey: services.config.tokenKey });
+  const res = await v3Token(server.url, {
+    sitekey,
+    origin,
+    ip: ip(),
+    action,
+    cdata: 'session-42',
+    tokenKey: services.config.tokenKey,
+  });
   expect(res.status).toBe(201);
   return res.body.token;
 }
@@ -65,12 +78,16 @@ describe('siteverify', () => {
     ['no secret', () => ({ response: 'x' }), ['missing-input-secret']],
     ['nothing', () => ({}), ['missing-input-secret', 'missing-input-response']],
     ['no response', () => ({ secret: shop.secret }), ['missing-input-response']],
-    ['an unknown secret', () => ({ secret: 'sec_0000000000_' + 'A'.repeat(43), response: 'x' }), ['invalid-input-secret']],
+    [
+      'an unknown secret',
+      () => ({ secret: 'sec_0000000000_' + 'A'.repeat(43), response: 'x' }),
+      ['invalid-input-secret'],
+    ],
     ['a garbage secret', () => ({ secret: 'hunter2', response: 'x' }), ['invalid-input-secret']],
     ['a garbage response', () => ({ secret: shop.secret, response: 'not-a-token' }), ['invalid-input-response']],
     ['an oversized response', () => ({ secret: shop.secret, response: 'A'.repeat(3000) }), ['invalid-input-response']],
   ])('answers %s with its error code', async (_name, body, codes) => {
-    const res = await siteverify(server.url, body() as Record<string, string>);
+    const res = await siteverify(server.url, body());
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: false, 'error-codes': codes });
   });
@@ -79,7 +96,9 @@ describe('siteverify', () => {
     const t = await token();
     const flipped = t.slice(0, 20) + (t[20] === 'A' ? 'B' : 'A') + t.slice(21);
     for (const bad of [flipped, t.slice(0, -4), t.slice(0, 30), t + 'A']) {
-      expect((await siteverify(server.url, { secret: shop.secret, response: bad })).body['error-codes']).toEqual(['invalid-input-response']);
+      expect((await siteverify(server.url, { secret: shop.secret, response: bad })).body['error-codes']).toEqual([
+        'invalid-input-response',
+      ]);
     }
     // The untouched token still works: refusals do not spend it.
     expect((await siteverify(server.url, { secret: shop.secret, response: t })).body.success).toBe(true);
@@ -88,9 +107,17 @@ describe('siteverify', () => {
   it('refuses a token of another site, and a sitekey that does not match', async () => {
     const foreign = await siteverify(server.url, { secret: blog.secret, response: await token() });
     expect(foreign.body['error-codes']).toEqual(['invalid-input-response']);
-    const mismatch = await siteverify(server.url, { secret: shop.secret, response: await token(), sitekey: blog.sitekey });
+    const mismatch = await siteverify(server.url, {
+      secret: shop.secret,
+      response: await token(),
+      sitekey: blog.sitekey,
+    });
     expect(mismatch.body['error-codes']).toEqual(['invalid-input-response']);
-    const matching = await siteverify(server.url, { secret: shop.secret, response: await token(), sitekey: shop.sitekey });
+    const matching = await siteverify(server.url, {
+      secret: shop.secret,
+      response: await token(),
+      sitekey: shop.sitekey,
+    });
     expect(matching.body.success).toBe(true);
   });
 
@@ -100,14 +127,18 @@ describe('siteverify', () => {
     expect(opened.ok).toBe(true);
     if (!opened.ok) return;
     const forged = sealToken(opened.claims, Buffer.alloc(32, 1));
-    expect((await siteverify(server.url, { secret: shop.secret, response: forged })).body['error-codes']).toEqual(['invalid-input-response']);
+    expect((await siteverify(server.url, { secret: shop.secret, response: forged })).body['error-codes']).toEqual([
+      'invalid-input-response',
+    ]);
   });
 
   it('refuses an expired token (older than 300 s)', async () => {
     const t = await token();
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 301_000);
-    expect((await siteverify(server.url, { secret: shop.secret, response: t })).body['error-codes']).toEqual(['timeout-or-duplicate']);
+    expect((await siteverify(server.url, { secret: shop.secret, response: t })).body['error-codes']).toEqual([
+      'timeout-or-duplicate',
+    ]);
   });
 
   it('repeats the first verdict for a retry with the same idempotency key', async () => {
@@ -123,12 +154,23 @@ describe('siteverify', () => {
   });
 
   it('answers bad-request for a malformed or mistyped body, never 4xx or 5xx', async () => {
-    const malformed = await request(`${server.url}/api/v1/siteverify`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"secret":' });
+    const malformed = await request(`${server.url}/api/v1/siteverify`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"secret":',
+    });
     expect(malformed.status).toBe(200);
     expect(malformed.body).toEqual({ success: false, 'error-codes': ['bad-request'] });
-    const mistyped = await request(`${server.url}/api/v1/siteverify`, { method: 'POST', json: { secret: ['a'], response: { x: 1 } } });
+    const mistyped = await request(`${server.url}/api/v1/siteverify`, {
+      method: 'POST',
+      json: { secret: ['a'], response: { x: 1 } },
+    });
     expect(mistyped.body).toEqual({ success: false, 'error-codes': ['bad-request'] });
-    const wrongType = await request(`${server.url}/api/v1/siteverify`, { method: 'POST', headers: { 'Content-Type': 'text/xml' }, body: '<x/>' });
+    const wrongType = await request(`${server.url}/api/v1/siteverify`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/xml' },
+      body: '<x/>',
+    });
     expect(wrongType.body).toEqual({ success: false, 'error-codes': ['bad-request'] });
   });
 
@@ -145,16 +187,24 @@ describe('siteverify', () => {
 
 describe('test keys', () => {
   it('answers by test secret whatever the response', async () => {
-    expect((await siteverify(server.url, { secret: TEST_SECRETS.pass, response: 'XXXX.DUMMY.TOKEN.XXXX' })).body).toMatchObject({ success: true, 'error-codes': [] });
-    expect((await siteverify(server.url, { secret: TEST_SECRETS.fail, response: 'anything' })).body['error-codes']).toEqual(['invalid-input-response']);
-    expect((await siteverify(server.url, { secret: TEST_SECRETS.spent, response: 'anything' })).body['error-codes']).toEqual(['timeout-or-duplicate']);
+    expect(
+      (await siteverify(server.url, { secret: TEST_SECRETS.pass, response: 'XXXX.DUMMY.TOKEN.XXXX' })).body,
+    ).toMatchObject({ success: true, 'error-codes': [] });
+    expect(
+      (await siteverify(server.url, { secret: TEST_SECRETS.fail, response: 'anything' })).body['error-codes'],
+    ).toEqual(['invalid-input-response']);
+    expect(
+      (await siteverify(server.url, { secret: TEST_SECRETS.spent, response: 'anything' })).body['error-codes'],
+    ).toEqual(['timeout-or-duplicate']);
   });
 
   it('issues tokens on any origin for test sitekeys; v3 scores 0.9 (pass) and 0 (block)', async () => {
     const passing = await token(TEST_SITEKEYS.pass, 'http://localhost:5173');
     const blocked = await token(TEST_SITEKEYS.block, 'http://localhost:5173');
     // Tokens of test sitekeys belong to no real site: a real secret refuses them.
-    expect((await siteverify(server.url, { secret: shop.secret, response: passing })).body['error-codes']).toEqual(['invalid-input-response']);
+    expect((await siteverify(server.url, { secret: shop.secret, response: passing })).body['error-codes']).toEqual([
+      'invalid-input-response',
+    ]);
     const key = services.config.tokenKey!;
     const p = openToken(passing, key);
     const b = openToken(blocked, key);

@@ -49,7 +49,11 @@ async function signUp(auth: ReturnType<typeof authWith>, token: string) {
     new Request('http://localhost:4000/api/auth/sign-up/email', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'x-captcha-response': token, origin: 'http://localhost:4000' },
-      body: JSON.stringify({ email: `u${randomInt(1e9)}@example.com`, password: 'correct horse battery staple', name: 'U' }),
+      body: JSON.stringify({
+        email: `u${randomInt(1e9)}@example.com`,
+        password: 'correct horse battery staple',
+        name: 'U',
+      }),
     }),
   );
   return res.status;
@@ -59,16 +63,31 @@ async function browserToken(path: '/api/v2/challenges' | '/api/v3/challenges'): 
   const from = `10.9.${randomInt(256)}.${randomInt(1, 255)}`;
   const telemetry = { interactions: 5, time_on_page_ms: 9000 };
   if (path === '/api/v3/challenges') {
-    const res = await v3Token(server.url, { sitekey: site.sitekey, origin, ip: from, action: 'signup', telemetry, tokenKey: services.config.tokenKey });
+    const res = await v3Token(server.url, {
+      sitekey: site.sitekey,
+      origin,
+      ip: from,
+      action: 'signup',
+      telemetry,
+      tokenKey: services.config.tokenKey,
+    });
     expect(res.status).toBe(201);
     return res.body.token;
   }
   // v2: the invisible work and the environment answer a page would send.
-  const res = await request(`${server.url}${path}`, { method: 'POST', headers: browser(origin, from), json: { sitekey: site.sitekey, action: 'signup', telemetry } });
+  const res = await request(`${server.url}${path}`, {
+    method: 'POST',
+    headers: browser(origin, from),
+    json: { sitekey: site.sitekey, action: 'signup', telemetry },
+  });
   expect(res.body.outcome).toBe('pow');
   const work = res.body.work;
   const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work.id), telemetry };
-  const verdict = await request(`${server.url}${path}/${work.id}/verify`, { method: 'POST', headers: browser(origin, from), json: proof });
+  const verdict = await request(`${server.url}${path}/${work.id}/verify`, {
+    method: 'POST',
+    headers: browser(origin, from),
+    json: proof,
+  });
   expect(verdict.body.success).toBe(true);
   return verdict.body.token;
 }

@@ -22,7 +22,11 @@ export interface StoreHarness {
 const TTL = 600;
 
 /** Registers the contract suite for one implementation. `setup` failing fails the suite. */
-export function storeContract(name: string, setup: () => Promise<StoreHarness>, teardown: () => Promise<void> = async () => {}): void {
+export function storeContract(
+  name: string,
+  setup: () => Promise<StoreHarness>,
+  teardown: () => Promise<void> = async () => {},
+): void {
   describe(`store contract: ${name}`, () => {
     let h: StoreHarness;
     const filePrefix = `test:${randomBytes(6).toString('hex')}:`;
@@ -66,7 +70,9 @@ export function storeContract(name: string, setup: () => Promise<StoreHarness>, 
         );
         expect((await store.get('c'))?.attemptsLeft).toBe(0);
         // every caller saw a distinct step
-        expect(results.map((r) => r?.attemptsLeft).sort((a, b) => a! - b!)).toEqual(Array.from({ length: k }, (_, i) => i));
+        expect(results.map((r) => r?.attemptsLeft).sort((a, b) => a! - b!)).toEqual(
+          Array.from({ length: k }, (_, i) => i),
+        );
       });
 
       it('deletes exactly once under concurrency', async () => {

@@ -50,7 +50,10 @@ describe('demo site of the embedded start', () => {
     const dir = tmp();
     const file = path.join(dir, DEMO_SITE_FILE);
     const { demo } = await ensureDemoSite(em(), dir, 4400);
-    writeFileSync(file, JSON.stringify({ sitekey: demo.sitekey, secret: 'sec_0000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }));
+    writeFileSync(
+      file,
+      JSON.stringify({ sitekey: demo.sitekey, secret: 'sec_0000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }),
+    );
     const rotated = await ensureDemoSite(em(), dir, 4400);
     expect(rotated.created).toBe(true);
     expect(rotated.demo.sitekey).toBe(demo.sitekey);

@@ -3,13 +3,22 @@ import { gunzipSync } from 'node:zlib';
 import http from 'node:http';
 import { request } from '../helpers/http.ts';
 import { v3Token } from '../helpers/captcha.ts';
-import { createKeyedUser, openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  openTestServices,
+  startTestServer,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { registerDemoSite, type DemoSite } from '../../src/demo/site.ts';
 import { widgetBundle } from '../../src/widget-build.ts';
 
 /** A raw GET (fetch would decompress and hide Content-Encoding; undici also forbids setting Host). */
-function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { headers }, (res) => {
@@ -51,7 +60,10 @@ describe('GET /widget.js', () => {
     expect(plain.headers.etag).toBe(bundle.etag);
     expect(gz.headers.etag).not.toBe(plain.headers.etag);
 
-    const again = await rawGet(`${server.url}/widget.js`, { 'Accept-Encoding': 'gzip', 'If-None-Match': gz.headers.etag! });
+    const again = await rawGet(`${server.url}/widget.js`, {
+      'Accept-Encoding': 'gzip',
+      'If-None-Match': gz.headers.etag!,
+    });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
   });
@@ -60,7 +72,9 @@ describe('GET /widget.js', () => {
     const { version } = await widgetBundle();
     const res = await rawGet(`${server.url}/widget.js?v=${version}`);
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    expect((await rawGet(`${server.url}/widget.js?v=000000000000`)).headers['cache-control']).toMatch(/^public, max-age=86400/);
+    expect((await rawGet(`${server.url}/widget.js?v=000000000000`)).headers['cache-control']).toMatch(
+      /^public, max-age=86400/,
+    );
   });
 
   it('GET /demo without a registered demo site says so', async () => {
@@ -121,7 +135,12 @@ describe('the demo pages', () => {
 
   it('POST /demo/verify redeems the token once at siteverify over HTTP and shows the verdict', async () => {
     // What the widget in a page does: the work and the environment answer.
-    const issued = await v3Token(server.url, { sitekey: demo.sitekey, origin: `http://localhost:${port}`, action: 'demo_invisible', tokenKey: services.config.tokenKey });
+    const issued = await v3Token(server.url, {
+      sitekey: demo.sitekey,
+      origin: `http://localhost:${port}`,
+      action: 'demo_invisible',
+      tokenKey: services.config.tokenKey,
+    });
     expect(issued.status).toBe(201);
     const form = { mode: 'invisible', name: '<b>Ada</b>', 'ac-response': issued.body.token };
     const first = await request(`${server.url}/demo/verify`, { method: 'POST', form });
@@ -136,7 +155,10 @@ describe('the demo pages', () => {
     expect(replay.text).toContain('Not verified');
     expect(replay.text).toContain('timeout-or-duplicate');
 
-    const junk = await request(`${server.url}/demo/verify`, { method: 'POST', form: { mode: 'managed', 'cf-turnstile-response': 'nonsense' } });
+    const junk = await request(`${server.url}/demo/verify`, {
+      method: 'POST',
+      form: { mode: 'managed', 'cf-turnstile-response': 'nonsense' },
+    });
     expect(junk.text).toContain('invalid-input-response');
     const none = await request(`${server.url}/demo/verify`, { method: 'POST', form: { mode: 'explicit' } });
     expect(none.text).toContain('missing-input-response');

@@ -22,9 +22,16 @@ describe('widget solver (what the worker and the page fallback run)', () => {
     const key = randomBytes(32);
     const view = issueWork(key, { site: 's', purpose: 'v3', bind: '', size: { count: 6, bits: 7 }, now: 1 });
     const nonces: number[] = [];
-    for (let i = 0; i < view.count; i++) nonces.push((await solvePuzzle(view.id, i, view.bits, { engine: 'js' })).nonce);
+    for (let i = 0; i < view.count; i++)
+      nonces.push((await solvePuzzle(view.id, i, view.bits, { engine: 'js' })).nonce);
     expect(nonces.join(',')).toBe(solveWork(view).solutions);
-    expect(checkWork(key, { ticket: view.ticket, solutions: nonces.join(',') }, { site: 's', purposes: ['v3'], bind: '', now: 2 }).ok).toBe(true);
+    expect(
+      checkWork(
+        key,
+        { ticket: view.ticket, solutions: nonces.join(',') },
+        { site: 's', purposes: ['v3'], bind: '', now: 2 },
+      ).ok,
+    ).toBe(true);
   });
 
   it('its own SHA-256 decides like node’s across the one- and two-block message lengths', async () => {

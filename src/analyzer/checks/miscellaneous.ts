@@ -48,9 +48,34 @@ export const socialNetworks: Readonly<Record<string, string>> = {
 
 /** Deprecated or obsolete HTML elements. */
 export const deprecatedTags = [
-  'acronym', 'applet', 'basefont', 'bgsound', 'big', 'blink', 'center', 'dir', 'font', 'frame',
-  'frameset', 'isindex', 'keygen', 'listing', 'marquee', 'menuitem', 'multicol', 'nextid',
-  'nobr', 'noembed', 'noframes', 'plaintext', 'rb', 'rtc', 'spacer', 'strike', 'tt', 'xmp',
+  'acronym',
+  'applet',
+  'basefont',
+  'bgsound',
+  'big',
+  'blink',
+  'center',
+  'dir',
+  'font',
+  'frame',
+  'frameset',
+  'isindex',
+  'keygen',
+  'listing',
+  'marquee',
+  'menuitem',
+  'multicol',
+  'nextid',
+  'nobr',
+  'noembed',
+  'noframes',
+  'plaintext',
+  'rb',
+  'rtc',
+  'spacer',
+  'strike',
+  'tt',
+  'xmp',
 ];
 
 /** Required Open Graph properties (ogp.me "basic metadata"). */
@@ -128,8 +153,14 @@ export const miscellaneousChecks: CheckDefinition[] = [
       .toArray()
       .find((el) => (el.attribs['http-equiv'] ?? '').toLowerCase() === 'content-type');
     const charset =
-      meta || charsetFromContentType(httpEquiv?.attribs['content']) || charsetFromContentType(page.header('content-type'));
-    return { passed: Boolean(charset), value: charset ?? null, details: charset ? [] : ['No character encoding is declared.'] };
+      meta ||
+      charsetFromContentType(httpEquiv?.attribs['content']) ||
+      charsetFromContentType(page.header('content-type'));
+    return {
+      passed: Boolean(charset),
+      value: charset ?? null,
+      details: charset ? [] : ['No character encoding is declared.'],
+    };
   }),
 
   misc('sitemap', 'low', (page) => {
@@ -138,7 +169,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     const detail = sitemap.error ?? `${sitemap.url} answered with status ${sitemap.status} and is not a sitemap.`;
     return {
       passed: sitemap.found,
-      value: sitemap.found ? sitemap.finalUrl ?? sitemap.url : null,
+      value: sitemap.found ? (sitemap.finalUrl ?? sitemap.url) : null,
       details: sitemap.found ? [] : [detail],
     };
   }),
@@ -196,7 +227,8 @@ export const miscellaneousChecks: CheckDefinition[] = [
 
   misc('deprecated_html_tags', 'low', (page) => {
     const counts: Record<string, number> = {};
-    for (const el of page.$(deprecatedTags.join(',')).toArray() as Element[]) counts[el.tagName] = (counts[el.tagName] ?? 0) + 1;
+    for (const el of page.$(deprecatedTags.join(',')).toArray() as Element[])
+      counts[el.tagName] = (counts[el.tagName] ?? 0) + 1;
     const details = Object.entries(counts).map(([tag, n]) => `<${tag}> x${n}`);
     return { passed: details.length === 0, value: Object.keys(counts), details };
   }),

@@ -60,7 +60,9 @@ export function pageResources(page: PageContext): PageResource[] {
     for (const el of page.$(selector).toArray() as Element[]) add(el, attribute, type);
   }
   for (const el of page.$('link[rel][href]').toArray()) {
-    const type = relTokens(el).map((t) => fetchedLinkRels[t]).find(Boolean);
+    const type = relTokens(el)
+      .map((t) => fetchedLinkRels[t])
+      .find(Boolean);
     if (type) add(el, 'href', type);
   }
   resourceCache.set(page, out);
@@ -74,7 +76,7 @@ const legacyFormats = new Set(['jpg', 'jpeg', 'png', 'gif', 'bmp', 'tif', 'tiff'
 /** Image format from a URL: a data: MIME subtype or the path's extension; undefined if unknown. */
 export function imageFormat(src: string, base: URL): string | undefined {
   const data = /^data:image\/([a-z0-9.+-]+)/i.exec(src.trim());
-  if (data) return data[1]!.toLowerCase().replace('svg+xml', 'svg');
+  if (data) return data[1].toLowerCase().replace('svg+xml', 'svg');
   let path: string;
   try {
     path = new URL(src, base).pathname;
@@ -112,7 +114,11 @@ export const performanceChecks: CheckDefinition[] = [
   perf('page_size', 'medium', (page) => {
     const bytes = page.decodedBytes;
     const max = page.thresholds.maxPageSizeBytes;
-    return { passed: bytes <= max, value: bytes, details: bytes <= max ? [] : [`The HTML is ${kb(bytes)} (max ${kb(max)}).`] };
+    return {
+      passed: bytes <= max,
+      value: bytes,
+      details: bytes <= max ? [] : [`The HTML is ${kb(bytes)} (max ${kb(max)}).`],
+    };
   }),
 
   perf('http_requests', 'medium', (page) => {
@@ -138,7 +144,8 @@ export const performanceChecks: CheckDefinition[] = [
           (s) =>
             s.type === 'tag' &&
             s.name === 'source' &&
-            (/image\/(webp|avif)/i.test(s.attribs['type'] ?? '') || modernFormats.has(imageFormat(s.attribs['srcset'] ?? '', page.url) ?? '')),
+            (/image\/(webp|avif)/i.test(s.attribs['type'] ?? '') ||
+              modernFormats.has(imageFormat(s.attribs['srcset'] ?? '', page.url) ?? '')),
         );
         pictures.set(picture, known);
       }
@@ -146,8 +153,8 @@ export const performanceChecks: CheckDefinition[] = [
     };
     for (const el of $('img[src]').toArray()) {
       const parent = el.parent;
-      const modernSource = parent?.type === 'tag' && (parent as Element).name === 'picture' && offersModern(parent as Element);
-      const format = imageFormat(el.attribs['src']!, page.url);
+      const modernSource = parent?.type === 'tag' && parent.name === 'picture' && offersModern(parent);
+      const format = imageFormat(el.attribs['src'], page.url);
       if (modernSource || (format && modernFormats.has(format))) modern++;
       else if (format) legacy.push(page.describe(el, 'src'));
     }
@@ -190,7 +197,11 @@ export const performanceChecks: CheckDefinition[] = [
   perf('brotli', 'low', (page) => {
     const encoding = encodingOf(page);
     const passed = /\bbr\b/.test(encoding);
-    return { passed, value: encoding || null, details: passed ? [] : [`Content-Encoding is ${encoding || 'none'}, not br.`] };
+    return {
+      passed,
+      value: encoding || null,
+      details: passed ? [] : [`Content-Encoding is ${encoding || 'none'}, not br.`],
+    };
   }),
 
   perf('http2', 'low', (page) => {

@@ -44,7 +44,11 @@ function contentSecurityPolicy(page: PageContext): { source: string; policy: str
 export const securityChecks: CheckDefinition[] = [
   sec('https_encryption', 'high', (page) => {
     const passed = page.url.protocol === 'https:';
-    return { passed, value: page.url.protocol.slice(0, -1), details: passed ? [] : ['The page is served over plain HTTP.'] };
+    return {
+      passed,
+      value: page.url.protocol.slice(0, -1),
+      details: passed ? [] : ['The page is served over plain HTTP.'],
+    };
   }),
 
   sec('http_to_https_redirect', 'medium', (page) => {
@@ -93,7 +97,11 @@ export const securityChecks: CheckDefinition[] = [
         const rel = relTokens(el);
         return !rel.includes('noopener') && !rel.includes('noreferrer');
       });
-    return { passed: unsafe.length === 0, value: unsafe.length, details: unsafe.map((el) => page.describe(el, 'href')) };
+    return {
+      passed: unsafe.length === 0,
+      value: unsafe.length,
+      details: unsafe.map((el) => page.describe(el, 'href')),
+    };
   }),
 
   sec('plaintext_email', 'low', (page) => {
@@ -105,7 +113,9 @@ export const securityChecks: CheckDefinition[] = [
     const header = page.header('strict-transport-security');
     const maxAge = Number(/max-age\s*=\s*"?(\d+)/i.exec(header ?? '')?.[1] ?? 0);
     const passed = page.url.protocol === 'https:' && maxAge > 0;
-    const details = passed ? [] : [header ? `Strict-Transport-Security: ${header}` : 'No Strict-Transport-Security header.'];
+    const details = passed
+      ? []
+      : [header ? `Strict-Transport-Security: ${header}` : 'No Strict-Transport-Security header.'];
     return { passed, value: header ?? null, details };
   }),
 
@@ -128,7 +138,10 @@ export const securityChecks: CheckDefinition[] = [
     const xfo = (page.header('x-frame-options') ?? '').trim().toLowerCase();
     const csp = page.header('content-security-policy') ?? '';
     const passed = xfo === 'deny' || xfo === 'sameorigin' || /(^|;)\s*frame-ancestors\s/i.test(csp);
-    const value = { xFrameOptions: page.header('x-frame-options') ?? null, frameAncestors: /frame-ancestors/i.test(csp) };
+    const value = {
+      xFrameOptions: page.header('x-frame-options') ?? null,
+      frameAncestors: /frame-ancestors/i.test(csp),
+    };
     return { passed, value, details: passed ? [] : ['Neither X-Frame-Options nor CSP frame-ancestors is set.'] };
   }),
 
@@ -136,6 +149,10 @@ export const securityChecks: CheckDefinition[] = [
     const header = page.header('referrer-policy');
     const meta = metaByName(page, 'referrer')[0]?.attribs['content'];
     const policy = header ?? meta;
-    return { passed: Boolean(policy), value: policy ?? null, details: policy ? [] : ['No Referrer-Policy header or meta tag.'] };
+    return {
+      passed: Boolean(policy),
+      value: policy ?? null,
+      details: policy ? [] : ['No Referrer-Policy header or meta tag.'],
+    };
   }),
 ];

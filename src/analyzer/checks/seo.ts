@@ -54,7 +54,9 @@ export function metaByName(page: PageContext, ...names: string[]): Element[] {
 }
 
 const stopWords = new Set(
-  'the and for with from that this your you are our was were not but all any can has have into its of on in to by at or an a is it as be home page welcome'.split(' '),
+  'the and for with from that this your you are our was were not but all any can has have into its of on in to by at or an a is it as be home page welcome'.split(
+    ' ',
+  ),
 );
 
 /** Significant words of a title: 3+ characters, not a stop word. */
@@ -91,12 +93,15 @@ export const seoChecks: CheckDefinition[] = [
   }),
 
   seo('headings', 'high', (page) => {
-    const h1s = page.$('h1').toArray().map((el) => normalizeText(page.$(el).text()));
+    const h1s = page
+      .$('h1')
+      .toArray()
+      .map((el) => normalizeText(page.$(el).text()));
     const title = documentTitle(page);
     const details: string[] = [];
     if (h1s.length === 0) details.push('The page has no <h1>.');
     if (h1s.length > 1) details.push(...h1s.map((h) => `<h1>${h}</h1>`));
-    if (h1s.length === 1 && title !== undefined && h1s[0]!.toLowerCase() === title.toLowerCase()) {
+    if (h1s.length === 1 && title !== undefined && h1s[0].toLowerCase() === title.toLowerCase()) {
       details.push(`The <h1> repeats the title ("${title}").`);
     }
     return { passed: details.length === 0, value: h1s, details };
@@ -166,7 +171,8 @@ export const seoChecks: CheckDefinition[] = [
     const details: string[] = [];
     for (const el of metaByName(page, 'robots', 'googlebot')) {
       const content = (el.attribs['content'] ?? '').toLowerCase();
-      if (/\b(noindex|none)\b/.test(content)) details.push(`<meta name="${el.attribs['name']}" content="${el.attribs['content']}">`);
+      if (/\b(noindex|none)\b/.test(content))
+        details.push(`<meta name="${el.attribs['name']}" content="${el.attribs['content']}">`);
     }
     const header = page.header('x-robots-tag');
     if (header && /\b(noindex|none)\b/i.test(header)) details.push(`X-Robots-Tag: ${header}`);
@@ -202,14 +208,16 @@ export const seoChecks: CheckDefinition[] = [
     const details: string[] = [];
     if (links.length === 0) details.push('No <link rel="canonical">.');
     if (links.length > 1) details.push(...links.map((el) => page.describe(el, 'href')));
-    if (links.length === 1 && hrefs[0] === undefined) details.push(`${page.describe(links[0]!, 'href')} has no valid URL.`);
+    if (links.length === 1 && hrefs[0] === undefined)
+      details.push(`${page.describe(links[0], 'href')} has no valid URL.`);
     return { passed: details.length === 0, value: hrefs[0] ?? null, details };
   }),
 
   seo('hreflang', 'low', (page) => {
     const links = page.$('link[hreflang]').toArray();
     const invalid = links.filter(
-      (el) => !hreflangPattern.test((el.attribs['hreflang'] ?? '').trim()) || page.resolve(el.attribs['href']) === undefined,
+      (el) =>
+        !hreflangPattern.test((el.attribs['hreflang'] ?? '').trim()) || page.resolve(el.attribs['href']) === undefined,
     );
     return {
       passed: invalid.length === 0,

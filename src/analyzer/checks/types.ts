@@ -45,7 +45,11 @@ export function runCheck(check: CheckDefinition, page: PageContext): CheckResult
   try {
     outcome = check.run(page);
   } catch (err) {
-    outcome = { passed: false, value: null, details: [`check failed: ${err instanceof Error ? err.message : String(err)}`] };
+    outcome = {
+      passed: false,
+      value: null,
+      details: [`check failed: ${err instanceof Error ? err.message : String(err)}`],
+    };
   }
   const details = outcome.details ?? [];
   return {
