@@ -112,17 +112,14 @@ const connectionCodes = new Set([
   ...['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'],
   ...['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006'],
 ]);
-const connectionMessages = new RegExp(
-  [
-    'Connection terminated',
-    'terminating connection',
-    'Client has encountered a connection error',
-    'Timeout acquiring a connection',
-    'The client is closed',
-    'Socket closed unexpectedly',
-  ].join('|'),
-  'i',
-);
+const connectionMessages = [
+  'connection terminated',
+  'terminating connection',
+  'client has encountered a connection error',
+  'timeout acquiring a connection',
+  'the client is closed',
+  'socket closed unexpectedly',
+];
 
 /**
  * Whether a failure means a dependency is down rather than a bug: such requests get 503
@@ -134,7 +131,7 @@ function dependencyDown(err: unknown): boolean {
   for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++, e = e.cause as typeof e) {
     if (e.name === 'ConnectionException' || e.name === 'KnexTimeoutError') return true;
     if (typeof e.code === 'string' && connectionCodes.has(e.code)) return true;
-    if (typeof e.message === 'string' && connectionMessages.test(e.message)) return true;
+    if (typeof e.message === 'string' && connectionMessages.some((m) => e!.message!.toLowerCase().includes(m))) return true;
   }
   return false;
 }

@@ -27,6 +27,13 @@ const jsonObject = z.string().transform((text, ctx) => {
   return z.NEVER;
 });
 
+/** `v` without trailing slashes (a loop: a regex here could backtrack on long input). */
+function withoutTrailingSlashes(v: string): string {
+  let end = v.length;
+  while (end > 0 && v[end - 1] === '/') end--;
+  return v.slice(0, end);
+}
+
 function publicUrlOk(text: string): boolean {
   try {
     const url = new URL(text);
@@ -110,7 +117,7 @@ const envSchema = z.object({
     .string()
     .max(512)
     .refine((v) => publicUrlOk(v), 'must be an http(s) URL without credentials, query or fragment')
-    .transform((v) => v.replace(/\/+$/, ''))
+    .transform(withoutTrailingSlashes)
     .optional(),
   /** Google Safe Browsing API key: enables the `gsb` check. Unset: the check is left out. */
   GSB_API_KEY: z.string().min(1).max(512).optional(),
@@ -118,7 +125,7 @@ const envSchema = z.object({
   GSB_BASE_URL: z
     .string()
     .regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL')
-    .transform((v) => v.replace(/\/+$/, ''))
+    .transform(withoutTrailingSlashes)
     .default('https://safebrowsing.googleapis.com'),
 });
 

@@ -26,7 +26,14 @@ export interface SecretScheme {
 const noHash = Buffer.alloc(32);
 
 export function secretScheme(tag: string): SecretScheme {
-  const pattern = new RegExp(`^${tag}_([0-9a-f]{10})_([A-Za-z0-9_-]{43})$`);
+  // `<tag>_<10 hex>_<43 base64url>`, read by position (no regex built from `tag`).
+  const head = `${tag}_`;
+  const prefixOf = (secret: string): string | undefined => {
+    if (secret.length !== head.length + 10 + 1 + 43 || !secret.startsWith(head)) return undefined;
+    const prefix = secret.slice(head.length, head.length + 10);
+    const rest = secret.slice(head.length + 10);
+    return /^[0-9a-f]{10}$/.test(prefix) && /^_[A-Za-z0-9_-]{43}$/.test(rest) ? prefix : undefined;
+  };
   const hash = (secret: string) => createHash('sha256').update(secret).digest();
   return {
     tag,
@@ -35,7 +42,7 @@ export function secretScheme(tag: string): SecretScheme {
       return { secret: `${tag}_${prefix}_${randomBytes(32).toString('base64url')}`, prefix };
     },
     hash,
-    prefixOf: (secret) => pattern.exec(secret)?.[1],
+    prefixOf,
     matches(secret, storedHashHex) {
       const stored = storedHashHex ? Buffer.from(storedHashHex, 'hex') : noHash;
       const same = stored.length === 32 && timingSafeEqual(stored, hash(secret));

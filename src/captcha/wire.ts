@@ -86,7 +86,6 @@ export const powVerdict = z.union([
 export const scoreOutcome = z.union([tokenOut, z.object({ challenge: workChallenge })]);
 
 export type WireWorkView = z.output<typeof workView>;
-export type WireWorkChallenge = z.output<typeof workChallenge>;
 export type WireIssued = z.output<typeof tokenOut>;
 export type WireV1View = z.output<typeof v1View>;
 export type WireV1Verdict = z.output<typeof v1Verdict>;

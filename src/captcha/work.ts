@@ -65,14 +65,6 @@ function mac(tokenKey: Buffer, payload: string): Buffer {
   return createHmac('sha256', workKey(tokenKey)).update(payload).digest().subarray(0, 24);
 }
 
-/** A short digest binding a proof to strings (action and cdata), so they cannot be swapped. */
-export function bindingOf(...parts: (string | null | undefined)[]): string {
-  return createHash('sha256')
-    .update(parts.map((p) => p ?? '').join('\u0000'))
-    .digest('base64url')
-    .slice(0, 22);
-}
-
 /** Issues a signed ticket of `size` for `site`, valid {@link WORK_TTL_MS} from `now`. */
 export function issueWork(
   tokenKey: Buffer,

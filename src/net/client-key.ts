@@ -11,10 +11,10 @@ import ipaddr from 'ipaddr.js';
  */
 
 function parse(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  const bare = ip
-    .trim()
-    .replace(/^\[|\]$/g, '')
-    .replace(/%.*$/, '');
+  const unbracketed = ip.trim().replace(/^\[|\]$/g, '');
+  // Drop an IPv6 zone (`fe80::1%eth0`).
+  const zone = unbracketed.indexOf('%');
+  const bare = zone === -1 ? unbracketed : unbracketed.slice(0, zone);
   if (!ipaddr.isValid(bare)) return null;
   const addr = ipaddr.parse(bare);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress())

@@ -40,8 +40,8 @@ export function runEnv(program: EnvProgram): string {
       } else if (code === 3) {
         const el = div('');
         el.style.color = `#${[a, b, c].map((x) => x.toString(16).padStart(2, '0')).join('')}`;
-        const m = /(\d+),\s*(\d+),\s*(\d+)/.exec(getComputedStyle(el).color);
-        value = m ? Number(m[1]) * 65536 + Number(m[2]) * 256 + Number(m[3]) : -1;
+        const m = getComputedStyle(el).color.match(/\d+/g);
+        value = m && m.length >= 3 ? Number(m[0]) * 65536 + Number(m[1]) * 256 + Number(m[2]) : -1;
       } else if (code === 4) {
         const el = div('');
         el.innerHTML = `<b>${'<i></i>'.repeat(a)}</b>`;

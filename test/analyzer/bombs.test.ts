@@ -146,7 +146,7 @@ describe('ANALYZER_TIMEOUT_MS bounds the whole analysis, wall clock', () => {
     const result = await analyzeUrl(`${site.origin}${goodPath}`, options({ totalTimeoutMs: 1_500 }));
     const ms = performance.now() - t0;
     expect(ms).toBeLessThan(1_500 + 2_000);
-    const robots = result.results.seo.find((c) => c.id === 'robots_txt')!;
+    const robots = result.results.seo.find((c) => c.id === 'robots')!;
     expect(robots.value).toMatchObject({ status: null });
   });
 

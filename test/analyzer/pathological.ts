@@ -38,16 +38,16 @@ export function pathologicalCases(bytes = 1 << 20): PathologicalCase[] {
     { name: 'empty comments, no doctype', targets: ['doctype'], html: fill('<!---->', bytes) },
     {
       name: 'letters only',
-      targets: ['plaintext_emails', 'content_length', 'content_keywords', 'text_html_ratio'],
+      targets: ['plaintext_email', 'content_length', 'content_keywords', 'text_html_ratio'],
       html: fill('a', bytes),
     },
     { name: 'unterminated comment', targets: ['doctype'], html: `<!--${fill('-', bytes)}` },
     { name: 'comments then junk then -->', targets: ['doctype'], html: fill('<!-- x --> y -->', bytes) },
     { name: 'doctype without >', targets: ['doctype'], html: `<!DOCTYPE html ${fill(' ', bytes)}` },
-    { name: 'at-signs', targets: ['plaintext_emails'], html: `<p>${fill('a@', bytes)}</p>` },
-    { name: 'almost-addresses', targets: ['plaintext_emails'], html: `<p>${fill('a@b.', bytes)}</p>` },
-    { name: 'long domain labels', targets: ['plaintext_emails'], html: `<p>x@${fill('ab-', bytes)}.c</p>` },
-    { name: 'many mailto links', targets: ['plaintext_emails'], html: fill('<a href="mailto:%E0%A4%A">m</a>', bytes) },
+    { name: 'at-signs', targets: ['plaintext_email'], html: `<p>${fill('a@', bytes)}</p>` },
+    { name: 'almost-addresses', targets: ['plaintext_email'], html: `<p>${fill('a@b.', bytes)}</p>` },
+    { name: 'long domain labels', targets: ['plaintext_email'], html: `<p>x@${fill('ab-', bytes)}.c</p>` },
+    { name: 'many mailto links', targets: ['plaintext_email'], html: fill('<a href="mailto:%E0%A4%A">m</a>', bytes) },
     {
       name: 'word joiners',
       targets: ['content_length', 'content_keywords'],
@@ -55,15 +55,15 @@ export function pathologicalCases(bytes = 1 << 20): PathologicalCase[] {
     },
     {
       name: 'many titles in svg',
-      targets: ['title', 'h1', 'content_keywords'],
+      targets: ['title', 'headings', 'content_keywords'],
       html: fill('<svg><title>t</title></svg><title>x</title>', bytes),
     },
     {
       name: 'huge title',
-      targets: ['title', 'h1', 'content_keywords'],
+      targets: ['title', 'headings', 'content_keywords'],
       html: `<title>${fill('word ', half)}</title><h1>${fill('word ', half)}</h1>`,
     },
-    { name: 'many h1', targets: ['h1'], html: fill('<h1>h</h1>', bytes) },
+    { name: 'many h1', targets: ['headings'], html: fill('<h1>h</h1>', bytes) },
     {
       name: 'nesting 1k deep',
       targets: ['dom_size', 'title'],
@@ -91,7 +91,7 @@ export function pathologicalCases(bytes = 1 << 20): PathologicalCase[] {
       targets: [
         'meta_description',
         'noindex',
-        'viewport',
+        'meta_viewport',
         'charset',
         'open_graph',
         'referrer_policy',
@@ -109,17 +109,17 @@ export function pathologicalCases(bytes = 1 << 20): PathologicalCase[] {
     },
     {
       name: 'many links',
-      targets: ['in_page_links', 'social_links', 'unsafe_cross_origin_links', 'canonical', 'favicon'],
+      targets: ['in_page_links', 'social', 'unsafe_cross_origin_links', 'canonical', 'favicon'],
       html: fill('<a href="https://www.facebook.com/x" target="_blank">f</a>', bytes),
     },
     {
       name: 'long hrefs',
-      targets: ['social_links', 'unsafe_cross_origin_links', 'mixed_content', 'requests'],
+      targets: ['social', 'unsafe_cross_origin_links', 'mixed_content', 'http_requests'],
       html: `<a target="_blank" href="https://x.test/${fill('a', half)}">x</a><img src="http://x.test/${fill('b', half)}.png">`,
     },
     {
       name: 'many link rels',
-      targets: ['favicon', 'canonical', 'requests', 'hreflang'],
+      targets: ['favicon', 'canonical', 'http_requests', 'hreflang'],
       html: fill(
         '<link rel="icon canonical stylesheet preload alternate" hreflang="x-default-aaaaaaaa" href="http://x.test/a">',
         bytes,
@@ -132,13 +132,13 @@ export function pathologicalCases(bytes = 1 << 20): PathologicalCase[] {
     },
     {
       name: 'many images',
-      targets: ['image_alt', 'image_format', 'image_dimensions', 'requests', 'mixed_content'],
+      targets: ['image_keywords', 'image_format', 'image_dimensions', 'http_requests', 'mixed_content'],
       html: fill('<img src="http://x.test/a.jpg"><img src="data:image/png;base64,AAAA">', bytes),
     },
     { name: 'huge data URL', targets: ['image_format'], html: `<img src="data:image/${fill('a', bytes)}">` },
     {
       name: 'many blocking scripts',
-      targets: ['deferred_scripts', 'requests'],
+      targets: ['defer_javascript', 'http_requests'],
       html: `<head>${fill('<script src="/a.js" type="text/javascript"></script>', bytes)}</head>`,
     },
     {
@@ -159,7 +159,7 @@ export function pathologicalCases(bytes = 1 << 20): PathologicalCase[] {
     { name: 'inline styles', targets: ['inline_css'], html: fill('<b style="color:red">s</b>', bytes) },
     {
       name: 'deprecated tags',
-      targets: ['deprecated_tags'],
+      targets: ['deprecated_html_tags'],
       html: fill('<center><font><marquee>x</marquee></font></center>', bytes),
     },
     { name: 'lang attribute', targets: ['language'], html: `<html lang="${fill(' ', bytes)}">` },
@@ -182,7 +182,7 @@ export function pathologicalCases(bytes = 1 << 20): PathologicalCase[] {
         'frame_protection',
         'content_type_options',
         'cache_headers',
-        'compression',
+        'text_compression',
         'brotli',
         'referrer_policy',
         'noindex',
@@ -204,9 +204,9 @@ export function pathologicalCases(bytes = 1 << 20): PathologicalCase[] {
       name: 'hostile URL',
       targets: [
         'seo_friendly_url',
-        'https',
+        'https_encryption',
         'http_to_https_redirect',
-        'not_found_page',
+        '404_page',
         'page_size',
         'load_time',
         'http2',
@@ -216,7 +216,7 @@ export function pathologicalCases(bytes = 1 << 20): PathologicalCase[] {
     },
     {
       name: 'hostile robots.txt',
-      targets: ['robots_txt', 'sitemap'],
+      targets: ['robots', 'sitemap'],
       html: '<!DOCTYPE html><title>r</title>',
       path: `/${'a'.repeat(400)}`,
       robots: `User-agent: *\n${fill(`Disallow: /${'*a'.repeat(200)}b\n`, Math.min(bytes, 400_000))}${fill('Sitemap: ', 50_000)}\n`,
