@@ -131,7 +131,8 @@ function dependencyDown(err: unknown): boolean {
   for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++, e = e.cause as typeof e) {
     if (e.name === 'ConnectionException' || e.name === 'KnexTimeoutError') return true;
     if (typeof e.code === 'string' && connectionCodes.has(e.code)) return true;
-    if (typeof e.message === 'string' && connectionMessages.some((m) => e!.message!.toLowerCase().includes(m))) return true;
+    if (typeof e.message === 'string' && connectionMessages.some((m) => e!.message!.toLowerCase().includes(m)))
+      return true;
   }
   return false;
 }

@@ -13,9 +13,11 @@ export function lazyEntityManager(root: EntityManager): EntityManager {
     get(_target, key) {
       fork ??= root.fork();
       const value = (fork as unknown as Record<PropertyKey, unknown>)[key];
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
       return typeof value === 'function' ? value.bind(fork) : value;
     },
     has: (_target, key) => key in (fork ??= root.fork()),
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
     getPrototypeOf: () => Object.getPrototypeOf(root),
   });
 }
@@ -29,6 +31,7 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
   const made = ctx.state.inner as InnerContext | undefined;
   if (made) {
     // Made before the API-key gate admitted the caller: it shares the gate's EntityManager.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
     if (ctx.state.apiKey) made.apiKey = ctx.state.apiKey;
     return made;
   }
@@ -36,6 +39,7 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
   const inner = createInnerContext(
     services,
     {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
       requestId: ctx.state.requestId,
       ip: ctx.ip,
       baseUrl: `${ctx.protocol}://${ctx.host}`,
@@ -50,10 +54,12 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
   );
   // The request's child logger is made only if a procedure logs.
   Object.defineProperty(inner, 'log', {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
     get: () => ctx.state.log ?? services.log,
     enumerable: true,
     configurable: true,
   });
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
   if (ctx.state.apiKey) inner.apiKey = ctx.state.apiKey;
   ctx.state.inner = inner;
   return inner;

@@ -100,6 +100,7 @@ function domainEnd(text: string, start: number): number {
   let labelLength = 0;
   for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
     if (c === Ch.Dot) {
       if (labelLength === 0) break; // an empty label ends every longer candidate
       // A top-level label candidate: letters right after this dot.

@@ -317,6 +317,8 @@ export async function encodePng(grey: Uint8Array, width = W, height = H): Promis
     rgba[o + 2] = g;
     rgba[o + 3] = 255;
   }
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
   const image = Jimp.fromBitmap({ data: rgba, width, height });
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
   return image.getBuffer('image/png', { colorType: 0, deflateLevel: 1, filterType: 1 });
 }

@@ -59,6 +59,7 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
     const opened = pglite;
     orm = await MikroORM.init({
       ...baseOptions(),
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
       driver: StatementSafePGliteDriver as any,
       dbName: 'postgres',
       driverOptions: { connection: { pglite: () => opened } satisfies PGliteConnectionConfig },

@@ -159,7 +159,6 @@ export class Widget {
 
   private async managed(note = ''): Promise<void> {
     const run = this.run;
-    const v = this.view;
     this.busy = true;
     this.setState('working', this.s.verifying, this.s.verifying);
     try {

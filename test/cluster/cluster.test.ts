@@ -5,7 +5,7 @@ import { createUser } from '../../src/accounts/users.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { redisDbUrl, startCluster, type Cluster } from '../helpers/cluster.ts';
 import { request } from '../helpers/http.ts';
-import { browser, siteverify, v3Token } from '../helpers/captcha.ts';
+import { browser, v3Token } from '../helpers/captcha.ts';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.ts';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/services.ts';
 

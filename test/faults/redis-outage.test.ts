@@ -7,7 +7,7 @@ import {
   type TestServices,
 } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
+import { createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
 import { hasRedisServer, privateRedis } from '../helpers/redis-server.ts';
 
 // Needs a redis-server binary to stop and start; CI has one and must run this.

@@ -102,6 +102,7 @@ function startInstance(index: number, env: Record<string, string>, opts: Cluster
   killOnExit();
   let out = '';
   const append = (d: Buffer | string) => {
+    // eslint-disable-next-line @typescript-eslint/restrict-plus-operands -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
     out += d;
     if (out.length > OUTPUT_LIMIT) out = out.slice(-OUTPUT_LIMIT / 2);
   };
@@ -116,6 +117,7 @@ function startInstance(index: number, env: Record<string, string>, opts: Cluster
   let onListening: ((port: number) => void) | undefined;
   child.stdout.on('data', (d: Buffer) => {
     append(d);
+    // eslint-disable-next-line @typescript-eslint/restrict-plus-operands -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
     pending += d;
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';

@@ -14,7 +14,6 @@ import {
   createKeyedUser,
   openTestServices,
   startTestServer,
-  TEST_DATABASE_URL,
   type TestServer,
   type TestServices,
 } from '../helpers/services.ts';

@@ -8,7 +8,7 @@ import {
   type TestServices,
 } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
+import { createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
 import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
 import { openToken, sealToken } from '../../src/captcha/tokens.ts';
 

@@ -142,6 +142,7 @@ export const performanceChecks: CheckDefinition[] = [
       if (known === undefined) {
         known = picture.children.some(
           (s) =>
+            // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
             s.type === 'tag' &&
             s.name === 'source' &&
             (/image\/(webp|avif)/i.test(s.attribs['type'] ?? '') ||
@@ -153,6 +154,7 @@ export const performanceChecks: CheckDefinition[] = [
     };
     for (const el of $('img[src]').toArray()) {
       const parent = el.parent;
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
       const modernSource = parent?.type === 'tag' && parent.name === 'picture' && offersModern(parent);
       const format = imageFormat(el.attribs['src'], page.url);
       if (modernSource || (format && modernFormats.has(format))) modern++;
