@@ -119,6 +119,9 @@ const connectionMessages = [
   'timeout acquiring a connection',
   'the client is closed',
   'socket closed unexpectedly',
+  'client was closed and is not queryable',
+  'connection ended unexpectedly',
+  'connection closed',
 ];
 
 /**
