@@ -16,13 +16,39 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import * as chromeLauncher from 'chrome-launcher';
-import lighthouse from 'lighthouse';
-import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 import { analyzeUrl, defaultAnalyzerOptions, type CheckResult } from '../src/analyzer/index.ts';
 import { RenderingAnalyzer, chromiumFlags } from '../src/analyzer/render/index.ts';
 import { startFixtureServer } from '../test/analyzer/fixtures/server.ts';
 import { chromiumPath, renderPages, renderSite } from '../test/analyzer/render/fixtures.ts';
+/**
+ * Lighthouse and chrome-launcher are not in package.json: their lock entries (a `latest`
+ * dependency inside Lighthouse's trace engine) make `npm ci` refuse the lock on this npm.
+ * Install them for this bench: `npm install --no-save lighthouse@12 chrome-launcher@1`.
+ */
+interface LighthouseKit {
+  launch(opts: { chromePath: string; chromeFlags: string[] }): Promise<{ port: number; kill(): unknown }>;
+  lighthouse(
+    url: string,
+    flags: { port: number; logLevel: string; output: string },
+    config: unknown,
+  ): Promise<{ lhr: { audits: unknown; runtimeError?: { code: string; message: string } } } | undefined>;
+  desktopConfig: { settings: Record<string, unknown> };
+}
+
+async function loadLighthouse(): Promise<LighthouseKit> {
+  // Module names through a variable, so the type-check does not need the packages installed.
+  const names = ['chrome-launcher', 'lighthouse', 'lighthouse/core/config/desktop-config.js'];
+  try {
+    const [launcher, lh, desktop] = (await Promise.all(names.map((n) => import(n)))) as [
+      { launch: LighthouseKit['launch'] },
+      { default: LighthouseKit['lighthouse'] },
+      { default: LighthouseKit['desktopConfig'] },
+    ];
+    return { launch: launcher.launch, lighthouse: lh.default, desktopConfig: desktop.default };
+  } catch {
+    throw new Error('bench/lighthouse needs: npm install --no-save lighthouse@12 chrome-launcher@1');
+  }
+}
 
 /** Our check id and the Lighthouse audit that judges the same thing. */
 export const sharedAudits: Array<[ours: string, lighthouse: string]> = [
@@ -99,7 +125,8 @@ export async function main(settings: { print?: boolean; rawSamples?: number } = 
     maxBytes: 50e6,
     settleMs: 1500,
   });
-  const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags: chromiumFlags });
+  const { launch, lighthouse, desktopConfig } = await loadLighthouse();
+  const chrome = await launch({ chromePath: chromiumPath, chromeFlags: chromiumFlags });
   const lhConfig = { ...desktopConfig, settings: { ...desktopConfig.settings, throttlingMethod: 'provided' as const } };
 
   let shared = 0;
