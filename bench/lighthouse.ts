@@ -26,12 +26,12 @@ import { chromiumPath, renderPages, renderSite } from '../test/analyzer/render/f
  * Install them for this bench: `npm install --no-save lighthouse@12 chrome-launcher@1`.
  */
 interface LighthouseKit {
-  launch(opts: { chromePath: string; chromeFlags: string[] }): Promise<{ port: number; kill(): unknown }>;
-  lighthouse(
+  launch: (opts: { chromePath: string; chromeFlags: string[] }) => Promise<{ port: number; kill: () => unknown }>;
+  lighthouse: (
     url: string,
     flags: { port: number; logLevel: string; output: string },
     config: unknown,
-  ): Promise<{ lhr: { audits: unknown; runtimeError?: { code: string; message: string } } } | undefined>;
+  ) => Promise<{ lhr: { audits: unknown; runtimeError?: { code: string; message: string } } } | undefined>;
   desktopConfig: { settings: Record<string, unknown> };
 }
 
