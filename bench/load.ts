@@ -353,8 +353,7 @@ export async function main(opts: LoadBenchOptions = parseArgs(process.argv.slice
       env: { API_RATE_LIMIT: '1000000000', LOG_LEVEL: 'error' },
       nodeArgs: ['--expose-gc'],
       imports: ['./bench/cluster/heap-reporter.ts'],
-      // eslint-disable-next-line @typescript-eslint/unbound-method -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      onLine: heap.onLine,
+      onLine: (index, line) => heap.onLine(index, line),
     });
     const pools: Pool[] = openPools(cluster.urls, 64, TIMEOUT_MS);
     try {

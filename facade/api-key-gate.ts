@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
 import type { Services } from '../routers/context.ts';
-import { contextFromKoa } from './koa-context.ts';
+import { contextFromKoa, facadeState } from './koa-context.ts';
 import { rateLimit } from './rate-limit.ts';
 
 /**
@@ -16,15 +16,15 @@ export function apiKeyGate(services: Services, opts: { cost?: (ctx: Context) => 
     name: 'api',
     max: services.config.API_RATE_LIMIT,
     windowMs: 60_000,
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    id: (ctx) => `key:${ctx.state.apiKey.id}`,
+    // Runs after the key was authenticated below, so it is always set here.
+    id: (ctx) => `key:${facadeState(ctx).apiKey!.id}`,
     onStoreError: 'open',
     log: services.log,
     metrics: services.metrics,
   });
   return async (ctx, next) => {
     const em = contextFromKoa(services, ctx).em;
-    ctx.state.apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined, {
+    facadeState(ctx).apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined, {
       stores: services.stores,
       log: services.log,
     });

@@ -45,8 +45,7 @@ export function bodyParser(limitBytes: number): Middleware {
       }
       throw err;
     }
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    return next();
+    await next();
   };
 }
 

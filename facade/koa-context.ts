@@ -1,6 +1,26 @@
 import type { Context } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { ApiKey } from '../src/entities/api-key.entity.ts';
 import { createInnerContext, type InnerContext, type Services } from '../routers/context.ts';
+
+/**
+ * What the facade's middlewares keep in `ctx.state` (Koa types it `any`): the request id and
+ * child logger of the request log, the key the API-key gate admitted, the inner context once
+ * made, and koa-ratelimit's verdict. Every field is absent until its middleware has run.
+ */
+interface FacadeState {
+  requestId?: string;
+  log?: Logger;
+  apiKey?: ApiKey;
+  inner?: InnerContext;
+  rateLimit?: { after?: unknown };
+}
+
+/** `ctx.state`, typed as the facade's middlewares fill it. */
+export function facadeState(ctx: Context) {
+  return ctx.state as FacadeState;
+}
 
 /**
  * An EntityManager that forks the ORM's on first use: a request that touches no table (a
@@ -13,12 +33,10 @@ export function lazyEntityManager(root: EntityManager): EntityManager {
     get(_target, key) {
       fork ??= root.fork();
       const value = (fork as unknown as Record<PropertyKey, unknown>)[key];
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      return typeof value === 'function' ? value.bind(fork) : value;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(fork) : value;
     },
     has: (_target, key) => key in (fork ??= root.fork()),
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    getPrototypeOf: () => Object.getPrototypeOf(root),
+    getPrototypeOf: () => Object.getPrototypeOf(root) as object | null,
   });
 }
 
@@ -28,19 +46,18 @@ export function lazyEntityManager(root: EntityManager): EntityManager {
  * MikroORM RequestContext: nothing here reads the ORM's global context).
  */
 export function contextFromKoa(services: Services, ctx: Context): InnerContext {
-  const made = ctx.state.inner as InnerContext | undefined;
+  const state = facadeState(ctx);
+  const made = state.inner;
   if (made) {
     // Made before the API-key gate admitted the caller: it shares the gate's EntityManager.
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    if (ctx.state.apiKey) made.apiKey = ctx.state.apiKey;
+    if (state.apiKey) made.apiKey = state.apiKey;
     return made;
   }
   const header = (name: string) => ctx.get(name) || undefined;
   const inner = createInnerContext(
     services,
     {
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      requestId: ctx.state.requestId,
+      requestId: state.requestId,
       ip: ctx.ip,
       baseUrl: `${ctx.protocol}://${ctx.host}`,
       authorization: header('Authorization'),
@@ -54,13 +71,11 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
   );
   // The request's child logger is made only if a procedure logs.
   Object.defineProperty(inner, 'log', {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    get: () => ctx.state.log ?? services.log,
+    get: (): Logger => facadeState(ctx).log ?? services.log,
     enumerable: true,
     configurable: true,
   });
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-  if (ctx.state.apiKey) inner.apiKey = ctx.state.apiKey;
-  ctx.state.inner = inner;
+  if (state.apiKey) inner.apiKey = state.apiKey;
+  state.inner = inner;
   return inner;
 }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../src/errors.ts';
 import type { Stores } from '../src/stores/index.ts';
 import type { Metrics } from '../src/metrics.ts';
+import { facadeState } from './koa-context.ts';
 
 export interface LimitOptions {
   /** Distinguishes this limit's counters from other limits'. */
@@ -49,16 +50,14 @@ export function rateLimit(stores: Stores, opts: LimitOptions): Middleware {
       if (opts.onStoreError === 'closed') {
         throw new AppError('UNAVAILABLE', 'Service temporarily unavailable; try again shortly.', { retryAfter: 5 });
       }
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      return next();
+      await next();
+      return;
     }
     if (!passed) {
       opts.metrics?.countRateLimitRejection(opts.name);
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      const after = Math.max(1, Number(ctx.state.rateLimit?.after) || 1);
+      const after = Math.max(1, Number(facadeState(ctx).rateLimit?.after) || 1);
       throw new AppError('RATE_LIMITED', `Too many requests; retry in ${after} s.`, { retryAfter: after });
     }
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    return next();
+    await next();
   };
 }

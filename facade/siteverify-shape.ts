@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { Metrics } from '../src/metrics.ts';
 import { closeAfterUnreadBody } from './body.ts';
 import { toErrorResponse } from './errors.ts';
+import { facadeState } from './koa-context.ts';
 
 /**
  * Siteverify speaks the Turnstile/reCAPTCHA protocol even when it fails before the
@@ -17,8 +18,11 @@ export function siteverifyShape(metrics?: Metrics): Middleware {
       const res = toErrorResponse(err);
       for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
       closeAfterUnreadBody(ctx);
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      if (res.unexpected) (ctx.state.log ?? console).error({ err }, 'siteverify failed');
+      if (res.unexpected) {
+        const log = facadeState(ctx).log;
+        if (log) log.error({ err }, 'siteverify failed');
+        else console.error({ err }, 'siteverify failed');
+      }
       const code = res.status === 429 ? 'rate-limited' : res.status >= 500 ? 'internal-error' : 'bad-request';
       ctx.status = res.status === 429 ? 429 : 200;
       const verdict = { success: false, 'error-codes': [code] };

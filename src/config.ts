@@ -18,8 +18,7 @@ const tokenKey = z
 
 const jsonObject = z.string().transform((text, ctx) => {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    const value = JSON.parse(text);
+    const value: unknown = JSON.parse(text);
     if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, number>;
   } catch {
     // reported below

@@ -41,9 +41,10 @@ console.log(
     tokenKey: config.tokenKey!.toString('hex'),
   }),
 );
-// eslint-disable-next-line @typescript-eslint/no-misused-promises -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-process.on('SIGTERM', async () => {
-  await server.close(5000);
-  await services.close();
-  process.exit(0);
+process.on('SIGTERM', () => {
+  void (async () => {
+    await server.close(5000);
+    await services.close();
+    process.exit(0);
+  })();
 });

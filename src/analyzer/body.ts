@@ -89,7 +89,7 @@ export async function readBody(
   let transferred = 0;
   let decoded = 0;
   let full = false;
-  let failure: unknown;
+  let failure: Error | undefined;
   let decoder: Decoder | undefined;
   let decoderDone: Promise<void> | undefined;
 
@@ -153,7 +153,6 @@ export async function readBody(
     if (full || failure || signal?.aborted) stop();
   }
   signal?.throwIfAborted();
-  // eslint-disable-next-line @typescript-eslint/only-throw-error -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
   if (failure && !full) throw failure;
   if (full && !limits.truncate) throw tooLarge(limits.maxBytes);
   return { bytes: Buffer.concat(chunks), transferredBytes: transferred, decodedBytes: decoded, truncated: full };

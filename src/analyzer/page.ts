@@ -3,7 +3,7 @@
  * facts (visible text, word list, element count) are computed once, on first use.
  */
 import { load, type CheerioAPI } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
+import { isTag, isText, type AnyNode, type Element } from 'domhandler';
 import type { AuxiliaryResults } from './auxiliary.ts';
 import { defaultThresholds, defaultUserAgent, robotsAgentToken, type Thresholds } from './options.ts';
 
@@ -135,13 +135,11 @@ export class PageContext {
     for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i], hidden: false, svg: false });
     while (stack.length) {
       const { node, hidden, svg } = stack.pop()!;
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      if (node.type === 'text') {
+      if (isText(node)) {
         if (!hidden) parts.push(node.data);
         continue;
       }
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue;
+      if (!isTag(node)) continue; // tag, script or style
       count++;
       const el = node;
       if (el.tagName === 'title' && !svg) titles.push(el);

@@ -53,8 +53,7 @@ export class AnalysisPool {
     if (this.#active < this.#concurrency) return this.#start(fn);
     if (this.#queue.length >= this.#maxQueue) return Promise.reject(new SaturatedError(this.#retryAfter()));
     return new Promise<T>((resolve, reject) => {
-      // eslint-disable-next-line @typescript-eslint/no-misused-promises -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      this.#queue.push({ start: () => this.#start(fn).then(resolve, reject) });
+      this.#queue.push({ start: () => void this.#start(fn).then(resolve, reject) });
     });
   }
 

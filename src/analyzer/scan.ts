@@ -60,10 +60,10 @@ export function leadingDoctype(html: string): string | null {
   return close < 0 ? null : html.slice(i, close + 1);
 }
 
-const enum Ch {
-  Dot = 0x2e,
-  At = 0x40,
-}
+const Ch = {
+  Dot: 0x2e,
+  At: 0x40,
+} as const;
 
 function isAsciiLetter(c: number): boolean {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
@@ -100,7 +100,6 @@ function domainEnd(text: string, start: number): number {
   let labelLength = 0;
   for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
     if (c === Ch.Dot) {
       if (labelLength === 0) break; // an empty label ends every longer candidate
       // A top-level label candidate: letters right after this dot.

@@ -303,6 +303,14 @@ function shade(ink: Float32Array, rng: Rng): Uint8Array {
   return grey;
 }
 
+/** The part of a jimp image that {@link encodePng} uses. */
+interface PngEncoder {
+  getBuffer(
+    mime: 'image/png',
+    options: { colorType: number; deflateLevel: number; filterType: number },
+  ): Promise<Buffer>;
+}
+
 /**
  * Encodes an 8-bit grey bitmap (`grey[y * width + x]`) as a greyscale PNG with jimp's encoder
  * (pngjs): RGBA in, colour type 0 out, SUB filter, deflate level 1.
@@ -317,8 +325,7 @@ export async function encodePng(grey: Uint8Array, width = W, height = H): Promis
     rgba[o + 2] = g;
     rgba[o + 3] = 255;
   }
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-  const image = Jimp.fromBitmap({ data: rgba, width, height });
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
+  // jimp's typings give fromBitmap's result as `any`; this is the one method used here.
+  const image = Jimp.fromBitmap({ data: rgba, width, height }) as PngEncoder;
   return image.getBuffer('image/png', { colorType: 0, deflateLevel: 1, filterType: 1 });
 }

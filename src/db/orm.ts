@@ -59,8 +59,9 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
     const opened = pglite;
     orm = await MikroORM.init({
       ...baseOptions(),
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      driver: StatementSafePGliteDriver as any,
+      // A PostgreSQL-compatible driver; its typings differ from PostgreSqlDriver's only in the
+      // connection's dynamic-password type (mikro-orm-pglite's knex typings), so it is cast.
+      driver: StatementSafePGliteDriver as unknown as NonNullable<Options['driver']>,
       dbName: 'postgres',
       driverOptions: { connection: { pglite: () => opened } satisfies PGliteConnectionConfig },
       ...overrides,

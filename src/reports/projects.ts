@@ -15,9 +15,11 @@ export interface ReportContribution {
   createdAt: Date;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-async function sql(em: EntityManager, query: string, params: unknown[]): Promise<any[]> {
-  return em.getConnection().execute(query, params, 'all', em.getTransactionContext());
+/** One row of a raw query: column name to value, as the driver returns it. */
+type Row = Record<string, unknown>;
+
+async function sql(em: EntityManager, query: string, params: unknown[]): Promise<Row[]> {
+  return em.getConnection().execute<Row[]>(query, params, 'all', em.getTransactionContext());
 }
 
 const resultColumn: Record<ReportResult, string> = { good: 'good_count', decent: 'decent_count', bad: 'bad_count' };
@@ -58,19 +60,15 @@ export async function removeFromProject(em: EntityManager, c: ReportContribution
      where user_id = ? and name = ? returning id, reports_count`,
     [c.score, c.userId, c.project],
   );
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
   const row = rows[0];
   if (!row) return;
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
   if (Number(row.reports_count) <= 0) {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
     await sql(em, 'delete from projects where id = ?', [row.id]);
     return;
   }
   await sql(
     em,
     `update projects set created_at = (select created_at from reports where user_id = ? and project = ? order by id limit 1) where id = ?`,
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
     [c.userId, c.project, row.id],
   );
 }
@@ -87,7 +85,6 @@ export async function countReports(
     `select coalesce(sum(${col}), 0) as total from projects where user_id = ?${filter.project !== undefined ? ' and name = ?' : ''}`,
     filter.project !== undefined ? [userId, filter.project] : [userId],
   );
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
   return Number(rows[0]?.total ?? 0);
 }
 

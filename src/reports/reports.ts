@@ -220,8 +220,7 @@ function listWhere(userId: number, q: ReportListQuery) {
     ...(q.result ? { result: q.result } : {}),
     // url ILIKE pattern, as a UTF-8 database computes it (lower() of both sides, then LIKE),
     // on the stored lowered URL: no lower() per row read.
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    ...(q.search ? { urlLower: { $like: raw('lower(?)', [likeContains(q.search)]) } } : {}),
+    ...(q.search ? { urlLower: { $like: raw<object, string>('lower(?)', [likeContains(q.search)]) } } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import { byCategory, type ReportResults } from './results.ts';
 
 /** Escapes text for HTML element content and attribute values (the escape-html library). */
 export function escapeHtml(value: unknown): string {
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- takes any value by design, like escape-html itself; callers JSON-encode objects first
   return escape(typeof value === 'string' ? value : value === null || value === undefined ? '' : String(value));
 }
 
@@ -75,14 +75,13 @@ function renderMeasurements(results: ReportResults | null | undefined): string {
     .filter(([id]) => checks.has(id))
     .map(([id, label]) => {
       const c = checks.get(id)!;
-      const v = c.value as { ms?: number } | number | null;
+      const v = c.value as { ms: number } | number | null; // as lab.ts writes them
       const shown =
         v && typeof v === 'object' && 'ms' in v
           ? `${v.ms} ms`
           : id === 'total_byte_weight'
             ? `${Math.round(Number(v) / 1024)} KiB`
-            : // eslint-disable-next-line @typescript-eslint/no-base-to-string -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-              String(v ?? '');
+            : String(v ?? '');
       return `<tr><th scope="row">${escapeHtml(label)}</th><td class="${c.passed ? 'pass' : 'fail'}">${escapeHtml(shown)}</td></tr>`;
     });
   if (!rows.length) return '';

@@ -18,7 +18,7 @@ export interface Stores {
   /** What koa-ratelimit takes as `db`: a Map for its memory driver, an ioredis-like bridge for redis. */
   rateLimit: { driver: 'memory'; db: Map<string, unknown> } | { driver: 'redis'; db: Record<string, unknown> };
   /** Challenge state (v1 answers, attempts, proof-of-work puzzles), with TTLs. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one store for every challenge kind's state; each caller reads and writes its own state type
   challenges: ChallengeStore<any>;
   /** Exactly-once token redemption and idempotent siteverify verdicts. */
   spentTokens: SpentTokenStore;

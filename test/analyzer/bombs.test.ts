@@ -33,18 +33,19 @@ async function serve(routes: (origin: string) => Record<string, FixtureHandler>)
 const options = (overrides: AnalyzerOptionsOverrides = {}) =>
   defaultAnalyzerOptions({ allowPrivate: true, ...overrides });
 
-/** Wall time, process CPU time (all threads, zlib's included) and peak RSS growth of `fn`. */
+/**
+ * Wall time, process CPU time (all threads, zlib's included) and peak RSS growth of `fn`;
+ * `value` is what it resolved to or what it threw.
+ */
 async function measure<T>(
   fn: () => Promise<T>,
-  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-): Promise<{ value: T | unknown; ms: number; cpuMs: number; rssGrowthMb: number }> {
+): Promise<{ value: unknown; ms: number; cpuMs: number; rssGrowthMb: number }> {
   const rss0 = process.memoryUsage.rss();
   let peak = rss0;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-  let value: T | unknown;
+  let value: unknown;
   try {
     value = await fn();
   } catch (err) {

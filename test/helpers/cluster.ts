@@ -102,8 +102,7 @@ function startInstance(index: number, env: Record<string, string>, opts: Cluster
   killOnExit();
   let out = '';
   const append = (d: Buffer | string) => {
-    // eslint-disable-next-line @typescript-eslint/restrict-plus-operands -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    out += d;
+    out += d.toString();
     if (out.length > OUTPUT_LIMIT) out = out.slice(-OUTPUT_LIMIT / 2);
   };
   const exited = new Promise<number | null>((resolve) => {
@@ -117,8 +116,7 @@ function startInstance(index: number, env: Record<string, string>, opts: Cluster
   let onListening: ((port: number) => void) | undefined;
   child.stdout.on('data', (d: Buffer) => {
     append(d);
-    // eslint-disable-next-line @typescript-eslint/restrict-plus-operands -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-    pending += d;
+    pending += d.toString();
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';
     for (const line of lines) {

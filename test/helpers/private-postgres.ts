@@ -133,8 +133,7 @@ export async function privatePostgres(bin = findPostgresBin()): Promise<PrivateP
     live.add(c);
     c.once('exit', () => live.delete(c));
     const append = (d: Buffer) => {
-      // eslint-disable-next-line @typescript-eslint/restrict-plus-operands -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      out = (out + d).slice(-32_768);
+      out = (out + d.toString()).slice(-32_768);
     };
     c.stdout.on('data', append);
     c.stderr.on('data', append);

@@ -2,7 +2,7 @@
  * Performance checks: compression, load time, size, request count, image formats,
  * render-blocking scripts, DOM size, caching, brotli, HTTP/2 and image dimensions.
  */
-import type { Element } from 'domhandler';
+import { isTag, type Element } from 'domhandler';
 import type { PageContext } from '../page.ts';
 import { relTokens } from './seo.ts';
 import { defineCheck, type CheckDefinition } from './types.ts';
@@ -142,8 +142,7 @@ export const performanceChecks: CheckDefinition[] = [
       if (known === undefined) {
         known = picture.children.some(
           (s) =>
-            // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-            s.type === 'tag' &&
+            isTag(s) &&
             s.name === 'source' &&
             (/image\/(webp|avif)/i.test(s.attribs['type'] ?? '') ||
               modernFormats.has(imageFormat(s.attribs['srcset'] ?? '', page.url) ?? '')),
@@ -154,8 +153,7 @@ export const performanceChecks: CheckDefinition[] = [
     };
     for (const el of $('img[src]').toArray()) {
       const parent = el.parent;
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- lint debt from the type-aware rule set, listed in README "Lint, format, layers"
-      const modernSource = parent?.type === 'tag' && parent.name === 'picture' && offersModern(parent);
+      const modernSource = !!parent && isTag(parent) && parent.name === 'picture' && offersModern(parent);
       const format = imageFormat(el.attribs['src'], page.url);
       if (modernSource || (format && modernFormats.has(format))) modern++;
       else if (format) legacy.push(page.describe(el, 'src'));
