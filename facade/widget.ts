@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
-import { bundleNamed, widgetBundle, type WidgetBundle } from '../src/widget-build.ts';
+import { bundleNamed, type WidgetBundle } from '../src/widget-build.ts';
 import { COMPAT_SCRIPTS } from '../src/widget/compat/scripts.ts';
 import { demoSiteFor, LOOPBACK_ORIGIN } from '../src/demo/site.ts';
 import {
@@ -71,37 +71,26 @@ function otherLoopback(origin: string): string {
  */
 export function widgetRouter(services: Services): Router {
   const r = new Router();
-  widgetBundle().catch((err) => services.log.error({ err }, 'building widget.js failed'));
-  const bundle = async () => {
+  /** A bundle by name, or 503 while it cannot be built or read. */
+  const bundle = async (name: string) => {
     try {
-      return await widgetBundle();
+      return await bundleNamed(name);
     } catch {
-      throw new AppError('UNAVAILABLE', 'The widget is not available.', { retryAfter: 5 });
+      throw new AppError('UNAVAILABLE', 'The script is not available.', { retryAfter: 5 });
     }
   };
 
-  r.get('/widget.js', async (ctx) => serveScript(ctx, await bundle()));
-  r.get('/widget-worker.js', async (ctx) => {
-    try {
-      serveScript(ctx, await bundleNamed('widget-worker.js'));
-    } catch {
-      throw new AppError('UNAVAILABLE', 'The widget is not available.', { retryAfter: 5 });
-    }
-  });
-
-  // The Turnstile, reCAPTCHA and hCaptcha client APIs at their providers' paths, so a page
-  // switches by changing the script's host (src/widget/compat).
-  for (const script of COMPAT_SCRIPTS) {
+  // The widget, its proof-of-work worker, and the Turnstile, reCAPTCHA and hCaptcha client
+  // APIs at their providers' paths (a page switches by changing the script's host). Each is
+  // built (or read) once at start, so a broken build is logged before the first request.
+  const served = [
+    { bundle: 'widget.js', paths: ['/widget.js'] },
+    { bundle: 'widget-worker.js', paths: ['/widget-worker.js'] },
+    ...COMPAT_SCRIPTS,
+  ];
+  for (const script of served) {
     bundleNamed(script.bundle).catch((err) => services.log.error({ err }, `building ${script.paths[0]} failed`));
-    for (const path of script.paths) {
-      r.get(path, async (ctx) => {
-        try {
-          serveScript(ctx, await bundleNamed(script.bundle));
-        } catch {
-          throw new AppError('UNAVAILABLE', 'The script is not available.', { retryAfter: 5 });
-        }
-      });
-    }
+    for (const path of script.paths) r.get(path, async (ctx) => serveScript(ctx, await bundle(script.bundle)));
   }
 
   r.get('/demo', async (ctx) => {
@@ -117,7 +106,7 @@ export function widgetRouter(services: Services): Router {
     const home = demo.origins.find((o) => LOOPBACK_ORIGIN.test(o)) ?? demo.origins[0];
     const known = pageOrigin !== undefined && LOOPBACK_ORIGIN.test(pageOrigin) && demo.origins.includes(pageOrigin);
     const widgetOrigin = otherLoopback(known ? pageOrigin! : home);
-    const { version } = await bundle();
+    const { version } = await bundle('widget.js');
     html(
       ctx,
       200,
