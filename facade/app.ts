@@ -4,7 +4,7 @@ import { appRouter } from '../routers/root.ts';
 import type { Services } from '../routers/context.ts';
 import { errorHandler } from './error-handler.ts';
 import { requestLog } from './request-log.ts';
-import { restRouter } from './rest.ts';
+import { restRoutes } from './rest.ts';
 import { systemRouter } from './system.ts';
 import { pagesRouter } from './pages.ts';
 import { trpcMount } from './trpc-mount.ts';
@@ -22,19 +22,20 @@ export function createApp(services: Services, router: AnyRouter = appRouter): Ko
   // (maxIpsCount 1): entries a client wrote itself further left are not trusted.
   const app = new Koa({ proxy: services.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true;
-  const rest = restRouter(services, router);
+  const rest = restRoutes(services, router);
   const system = systemRouter(services, router);
   const pages = pagesRouter(services);
 
   app.use(requestLog(services.log));
   app.use(errorHandler());
   app.use(metricsMiddleware(services));
+  app.use(rest.exact);
   app.use(trpcMount(services, router));
   app.use(system.routes());
   app.use(pages.routes());
   app.use(widgetRouter(services).routes());
-  app.use(rest.routes());
-  app.use(rest.allowedMethods());
+  app.use(rest.router.routes());
+  app.use(rest.router.allowedMethods());
   app.use(system.allowedMethods());
   app.use(pages.allowedMethods());
   return app;

@@ -1,4 +1,3 @@
-import onFinished from 'on-finished';
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -28,7 +27,9 @@ class RequestState {
 
 /**
  * Runs `fn` once the response has finished (or the connection closed first), on the one
- * pair of listeners the request log installs; alone (no request log in front), on its own.
+ * listener the request log installs; alone (no request log in front), on its own. Node's
+ * ServerResponse emits 'close' once in either case (`writableFinished` tells which), so one
+ * listener does what on-finished's socket and response listeners do, at a fraction of the cost.
  */
 export function whenResponseDone(ctx: Context, fn: Done): void {
   const state = ctx.state as Partial<RequestState>;
@@ -36,13 +37,13 @@ export function whenResponseDone(ctx: Context, fn: Done): void {
     state.done.push(fn);
     return;
   }
-  onFinished(ctx.res, () => fn());
+  ctx.res.once('close', fn);
 }
 
 /**
  * Gives each request an id (the caller's X-Request-Id when it is sane, a UUID otherwise),
  * echoes it, and logs one JSON line per finished request with a child logger carrying it.
- * Logging when the response is finished (on-finished) also covers /trpc, which writes the response itself.
+ * Logging when the response is done (its 'close') also covers /trpc, which writes the response itself.
  */
 export function requestLog(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -62,7 +63,7 @@ export function requestLog(log: Logger): Middleware {
         'request',
       );
     };
-    onFinished(ctx.res, done);
+    ctx.res.once('close', done);
     await next();
   };
 }

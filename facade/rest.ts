@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import compose from 'koa-compose';
 import type { Context, Middleware } from 'koa';
 import type { AnyRouter } from '@trpc/server';
 import { AppError, notFound } from '../src/errors.ts';
@@ -55,7 +56,19 @@ function assembleInput(ctx: Context, route: RouteEntry): unknown {
   // A path naming something with a NUL in it names nothing (PostgreSQL cannot even look it up).
   const params = (ctx.params as Record<string, unknown> | undefined) ?? {};
   if (Object.values(params).some((v) => String(v).includes('\u0000'))) throw notFound();
-  return Array.isArray(body) ? body : { ...(hasBody ? {} : ctx.query), ...(body as object), ...ctx.params };
+  return Array.isArray(body) ? body : { ...(hasBody ? {} : ctx.query), ...body, ...ctx.params };
+}
+
+/** The REST routes: a router for all of them, and a front door for the busiest. */
+export interface RestRoutes {
+  router: Router;
+  /**
+   * Answers requests whose method and path name a route with no path parameters exactly
+   * (siteverify, challenge creation, the account) with one Map lookup, ahead of the routers
+   * that would otherwise each match the path in turn; every other request goes on. The route
+   * runs the same chain the router holds, so answers are the same either way.
+   */
+  exact: Middleware;
 }
 
 /**
@@ -63,8 +76,9 @@ function assembleInput(ctx: Context, route: RouteEntry): unknown {
  * its rate limit, body parsing (JSON or form, where the method has a body), then the
  * procedure through an in-process caller. The status of success comes from meta.
  */
-export function restRouter(services: Services, router: AnyRouter): Router {
+export function restRoutes(services: Services, router: AnyRouter): RestRoutes {
   const koaRouter = new Router();
+  const exactRoutes = new Map<string, { pattern: string; run: Middleware }>();
   const gate = apiKeyGate(services);
   const parseBody = bodyParser(services.config.BODY_LIMIT_BYTES);
 
@@ -97,14 +111,18 @@ export function restRouter(services: Services, router: AnyRouter): Router {
         ctx.set('Cache-Control', 'no-store');
       }
       if (result && typeof result === 'object' && !Buffer.isBuffer(result)) {
-        // Same JSON as Koa would send; stored JSON (RawJson) goes through as it is.
-        ctx.type = 'application/json';
+        // Same JSON as Koa would send; stored JSON (RawJson) goes through as it is. The header
+        // is set as Koa would set it for `ctx.type = 'json'`, without its MIME lookup.
+        ctx.set('Content-Type', 'application/json; charset=utf-8');
         ctx.body = stringifyWithRaw(result);
       } else {
         ctx.body = result ?? { ok: true };
       }
     });
     koaRouter.register(route.routerPath, [route.method], chain);
+    if (!route.routerPath.includes(':')) {
+      exactRoutes.set(`${route.method} ${route.routerPath}`, { pattern: route.routerPath, run: compose(chain) });
+    }
   }
   // Preflights for the browser routes, one per path with all of its methods.
   const browserPaths = new Map<string, string[]>();
@@ -113,5 +131,14 @@ export function restRouter(services: Services, router: AnyRouter): Router {
     browserPaths.set(route.routerPath, [...(browserPaths.get(route.routerPath) ?? []), route.method]);
   }
   for (const [path, methods] of browserPaths) koaRouter.register(path, ['OPTIONS'], [preflight(methods)]);
-  return koaRouter;
+  const exact: Middleware = (ctx, next): Promise<unknown> => {
+    const route = exactRoutes.get(`${ctx.method} ${ctx.path}`);
+    if (!route) return next();
+    // What @koa/router leaves for the metrics label and for handlers reading params.
+    const routed = ctx as Context & { _matchedRoute?: string; params?: Record<string, string> };
+    routed._matchedRoute = route.pattern;
+    routed.params = {};
+    return route.run(ctx, next);
+  };
+  return { router: koaRouter, exact };
 }

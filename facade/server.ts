@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
-import onFinished from 'on-finished';
 import { errorBody } from './errors.ts';
 
 export interface RunningServer {
@@ -66,7 +65,8 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
   server.on('request', (_req, res) => {
     if (closing) res.setHeader('Connection', 'close');
     inFlight.add(res);
-    onFinished(res, () => inFlight.delete(res));
+    // A response emits 'close' once, when finished or when its connection went first.
+    res.once('close', () => inFlight.delete(res));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,12 +2,17 @@ import Router from '@koa/router';
 import type { AnyRouter } from '@trpc/server';
 import type { Services } from '../src/services.ts';
 import { errorBody } from './errors.ts';
-import { buildOpenApiDocument, renderReferencePage } from './openapi.ts';
 
 /** Operational and documentation routes: health, readiness, the OpenAPI document, the reference page. */
 export function systemRouter(services: Services, router: AnyRouter): Router {
-  const doc = buildOpenApiDocument(router);
-  const page = renderReferencePage(doc);
+  // The document is built on its first request, not at start: its generator (trpc-to-openapi,
+  // zod-openapi, yaml) is a good share of what a start would otherwise load.
+  let documents: Promise<{ doc: unknown; page: string }> | undefined;
+  const openApi = () =>
+    (documents ??= import('./openapi.ts').then(({ buildOpenApiDocument, renderReferencePage }) => {
+      const doc = buildOpenApiDocument(router);
+      return { doc, page: renderReferencePage(doc) };
+    }));
   const r = new Router();
   r.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -33,12 +38,12 @@ export function systemRouter(services: Services, router: AnyRouter): Router {
       ? { status: 'ready', checks: { database, store } }
       : { ...errorBody('ERR_NOT_READY', 'A dependency is down.'), checks: { database, store } };
   });
-  r.get('/api/openapi.json', (ctx) => {
-    ctx.body = doc;
+  r.get('/api/openapi.json', async (ctx) => {
+    ctx.body = (await openApi()).doc;
   });
-  r.get('/api/docs', (ctx) => {
+  r.get('/api/docs', async (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = page;
+    ctx.body = (await openApi()).page;
   });
   return r;
 }

@@ -21,24 +21,12 @@ export interface RequestInfo {
 }
 
 /**
- * The inner context every procedure receives. Tests build it directly with
- * `createInnerContext`; the facade builds it from a Koa request.
+ * The inner context every procedure receives; the facade builds it from a Koa request
+ * (`contextFromKoa`).
  */
 export interface InnerContext extends Services {
   em: EntityManager;
   request: RequestInfo;
   /** Set when the caller has already been authenticated (the facade does it for rate limits). */
   apiKey?: ApiKey;
-}
-
-export function createInnerContext(
-  services: Services,
-  request: Partial<RequestInfo> = {},
-  em: EntityManager = services.orm.em.fork(),
-): InnerContext {
-  return {
-    ...services,
-    em,
-    request: { requestId: request.requestId ?? 'internal', ip: request.ip ?? '127.0.0.1', ...request },
-  };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { router, secretProcedure } from './trpc.ts';
 import { captchaDeps } from './captcha-deps.ts';
-import { verifyToken } from '../src/captcha/siteverify.ts';
+import { secretSite, verifyToken } from '../src/captcha/siteverify.ts';
 import { countSiteverify, SITEVERIFY_PER_MINUTE } from '../src/captcha/siteverify-limit.ts';
 import { inProtocol, type Protocol } from '../src/captcha/protocols.ts';
 
@@ -52,13 +52,14 @@ const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =
     .output(verdict)
     .mutation(async ({ ctx, input }) => {
       const deps = captchaDeps(ctx);
+      const site = await secretSite(deps, input.secret);
       try {
-        await countSiteverify(deps, path, input.secret, ctx.request.ip);
+        await countSiteverify(deps, path, site, ctx.request.ip);
       } catch (err) {
         if ((err as { code?: string }).code === 'RATE_LIMITED') ctx.metrics.countRateLimitRejection('siteverify');
         throw err;
       }
-      return inProtocol(ctx.metrics.countVerdict(await verifyToken(deps, input)), protocol);
+      return inProtocol(ctx.metrics.countVerdict(await verifyToken(deps, input, site)), protocol);
     });
 
 export const siteverifyRouter = router({

@@ -66,15 +66,29 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     registers,
   });
 
+  // prom-client hashes a label object on every call; the label sets are few (route patterns,
+  // statuses, verdict codes), so each one's bound child is kept and reused.
+  const requestSeries = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+  const verdictSeries = new Map<string, { inc(): void }>();
+
   return {
     registry,
     observeRequest({ method, route, status }, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
+      const key = `${method} ${status} ${route}`;
+      let series = requestSeries.get(key);
+      if (!series) {
+        const labels = { method, route, status: String(status) };
+        series = { count: requests.labels(labels), time: duration.labels(labels) };
+        requestSeries.set(key, series);
+      }
+      series.count.inc();
+      series.time.observe(seconds);
     },
     countVerdict(verdict) {
-      verdicts.inc({ result: verdict.success ? 'success' : (verdict['error-codes'][0] ?? 'unknown') });
+      const result = verdict.success ? 'success' : (verdict['error-codes'][0] ?? 'unknown');
+      let series = verdictSeries.get(result);
+      if (!series) verdictSeries.set(result, (series = verdicts.labels({ result })));
+      series.inc();
       return verdict;
     },
     countRateLimitRejection(limit) {
@@ -105,27 +119,39 @@ export function instrumentStores(stores: Stores, metrics: Metrics): Stores {
   };
 }
 
+/**
+ * `store` behind a proxy that counts each failure of its methods, thrown or rejected, under
+ * `name` and passes it on unchanged. Each method's counting wrapper is made once and kept
+ * (keyed by the function, so a method replaced on the store gets a wrapper of its own).
+ */
 function countFailures<T extends object>(store: T, name: StoreName, metrics: Metrics): T {
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        let result: unknown;
-        try {
-          result = value.apply(target, args);
-        } catch (err) {
+  const wrappers = new WeakMap<(...args: unknown[]) => unknown, (...args: unknown[]) => unknown>();
+  const wrap =
+    (method: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]) => {
+      let result: unknown;
+      try {
+        result = method.apply(store, args);
+      } catch (err) {
+        metrics.countStoreError(name);
+        throw err;
+      }
+      if (result instanceof Promise) {
+        return result.catch((err: unknown) => {
           metrics.countStoreError(name);
           throw err;
-        }
-        if (result instanceof Promise) {
-          return result.catch((err: unknown) => {
-            metrics.countStoreError(name);
-            throw err;
-          });
-        }
-        return result;
-      };
+        });
+      }
+      return result;
+    };
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      let wrapper = wrappers.get(method);
+      if (!wrapper) wrappers.set(method, (wrapper = wrap(method)));
+      return wrapper;
     },
   });
 }

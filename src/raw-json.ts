@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Placeholders of the stringifyWithRaw call under way (it is synchronous, so one at a time). */
-let collecting: { raws: string[]; nonce: string } | undefined;
+let collecting: { raws: string[]; nonce?: string } | undefined;
 
 export class RawJson {
   /** `text` must be one valid JSON value (PostgreSQL's output of a json/jsonb column is). */
@@ -15,6 +15,8 @@ export class RawJson {
 
   toJSON(): unknown {
     if (!collecting) return JSON.parse(this.text);
+    // The nonce is drawn on the first RawJson only: answers without one pay nothing for it.
+    collecting.nonce ??= `\u0001raw-${randomBytes(6).toString('hex')}-`;
     collecting.raws.push(this.text);
     return `${collecting.nonce}${collecting.raws.length - 1}`;
   }
@@ -22,7 +24,7 @@ export class RawJson {
 
 /** JSON.stringify(value), with every RawJson inside written as its text, unparsed. */
 export function stringifyWithRaw(value: unknown): string {
-  const state = { raws: [] as string[], nonce: `\u0001raw-${randomBytes(6).toString('hex')}-` };
+  const state: { raws: string[]; nonce?: string } = { raws: [] };
   collecting = state;
   let text: string;
   try {
@@ -30,7 +32,7 @@ export function stringifyWithRaw(value: unknown): string {
   } finally {
     collecting = undefined;
   }
-  if (!state.raws.length) return text;
+  if (!state.nonce) return text;
   // The nonce starts with U+0001, which JSON.stringify always escapes as \u0001.
   const marker = `"${JSON.stringify(state.nonce).slice(1, -1)}`;
   let out = '';

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash as digestOnce, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * The one scheme for prefixed secrets: API keys (`ak_<prefix>_<secret>`) and site secrets
@@ -34,7 +34,8 @@ export function secretScheme(tag: string): SecretScheme {
     const rest = secret.slice(head.length + 10);
     return /^[0-9a-f]{10}$/.test(prefix) && /^_[A-Za-z0-9_-]{43}$/.test(rest) ? prefix : undefined;
   };
-  const hash = (secret: string) => createHash('sha256').update(secret).digest();
+  // crypto.hash: one call, no Hash object (a third of createHash's cost on this path).
+  const hash = (secret: string) => digestOnce('sha256', secret, 'buffer');
   return {
     tag,
     generate() {
@@ -64,6 +65,6 @@ export function parseBearer(header: string | undefined): string | undefined {
 
 /** Whether two strings are equal, in time that depends on neither (compares SHA-256 digests). */
 export function sameSecret(given: string, expected: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s).digest();
+  const digest = (s: string) => digestOnce('sha256', s, 'buffer');
   return timingSafeEqual(digest(given), digest(expected)) && given.length > 0;
 }

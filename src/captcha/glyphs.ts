@@ -1,5 +1,3 @@
-import { Jimp, loadFont, measureText } from 'jimp';
-import { SANS_64_BLACK } from 'jimp/fonts';
 import { ANSWER_ALPHABET } from './answer.ts';
 
 /**
@@ -34,6 +32,11 @@ export function loadGlyphs(): Promise<ReadonlyMap<string, GlyphMask>> {
 }
 
 async function buildGlyphs(): Promise<ReadonlyMap<string, GlyphMask>> {
+  // jimp loads here, with the first v1 image, rather than with the service.
+  const [{ Jimp, loadFont, measureText }, { SANS_64_BLACK }] = await Promise.all([
+    import('jimp'),
+    import('jimp/fonts'),
+  ]);
   const font = await loadFont(SANS_64_BLACK);
   const masks = new Map<string, GlyphMask>();
   for (const ch of ANSWER_ALPHABET) {

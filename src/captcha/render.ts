@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Jimp } from 'jimp';
 import { loadGlyphs, GLYPH_SOURCE_CAP_HEIGHT, type GlyphMask } from './glyphs.ts';
 
 /**
@@ -325,6 +324,8 @@ export async function encodePng(grey: Uint8Array, width = W, height = H): Promis
     rgba[o + 2] = g;
     rgba[o + 3] = 255;
   }
+  // jimp is loaded by the first image (glyphs.ts loads it too), not with the service.
+  const { Jimp } = await import('jimp');
   // jimp's typings give fromBitmap's result as `any`; this is the one method used here.
   const image = Jimp.fromBitmap({ data: rgba, width, height }) as PngEncoder;
   return image.getBuffer('image/png', { colorType: 0, deflateLevel: 1, filterType: 1 });

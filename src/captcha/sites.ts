@@ -162,12 +162,18 @@ const processCaches = createSiteCaches();
  * The sitekey a secret belongs to, compared in constant time against the stored hash;
  * null for an unknown secret.
  */
+/** What siteverify needs of the site a secret belongs to. */
+export interface SiteBySecret {
+  sitekey: string;
+  siteverifyPerMinute: number | null;
+}
+
 export async function siteBySecret(
   em: EntityManager,
   secret: string,
   now = Date.now(),
   caches: SiteCaches = processCaches,
-): Promise<{ sitekey: string; siteverifyPerMinute: number | null } | null> {
+): Promise<SiteBySecret | null> {
   const cacheKey = hashSecret(secret).toString('hex');
   const cached = caches.bySecretHash.get(cacheKey);
   if (cached && cached.until > now) return { sitekey: cached.sitekey, siteverifyPerMinute: cached.siteverifyPerMinute };

@@ -1,7 +1,6 @@
 import { AppError } from '../errors.ts';
-import { siteBySecret } from './sites.ts';
+import type { SiteBySecret } from './sites.ts';
 import type { SiteverifyDeps } from './siteverify.ts';
-import { testSecretKind } from './test-keys.ts';
 
 /** The spec's siteverify limit: calls a minute per client address (per route). */
 export const SITEVERIFY_PER_MINUTE = 120;
@@ -11,20 +10,19 @@ export const MAX_SITEVERIFY_PER_MINUTE = 1_000_000;
 const WINDOW_MS = 60_000;
 
 /**
- * Counts one call to the siteverify route `route` from `ip` against the limit of the site
- * its secret belongs to: the site's `siteverifyPerMinute`, else the spec's 120. Unknown and
- * test secrets count per route and address alone, at 120. A window starts at its first call
+ * Counts one call to the siteverify route `route` from `ip` against the limit of `site`, the
+ * site the call's secret belongs to (siteverify.ts `secretSite`): the site's
+ * `siteverifyPerMinute`, else the spec's 120. Unknown and test secrets (`site` null) count
+ * per route and address alone, at 120. A window starts at its first call
  * and lasts a minute. Throws RATE_LIMITED (429, Retry-After at most 60 s) past the limit and
  * UNAVAILABLE when the store cannot count: siteverify never answers without its limit.
  */
 export async function countSiteverify(
-  deps: SiteverifyDeps,
+  deps: Pick<SiteverifyDeps, 'stores'>,
   route: string,
-  secret: string | undefined,
+  site: SiteBySecret | null,
   ip: string,
 ): Promise<void> {
-  const s = secret?.trim();
-  const site = s && !testSecretKind(s) ? await siteBySecret(deps.em, s, deps.now()) : null;
   const max = site?.siteverifyPerMinute ?? SITEVERIFY_PER_MINUTE;
   let hits: number;
   try {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Stores } from '../stores/index.ts';
-import { siteBySecret } from './sites.ts';
+import { siteBySecret, type SiteBySecret } from './sites.ts';
 import { isDummyToken, isTestSitekey, testSecretKind, type TestSecretKind } from './test-keys.ts';
 import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS, type TokenClaims } from './tokens.ts';
 
@@ -81,15 +81,29 @@ function testVerdict(kind: TestSecretKind, response: string, deps: SiteverifyDep
 }
 
 /**
+ * The site `secret` belongs to, looked up once per siteverify call (the limit and the
+ * verifier both need it); null for a missing, test or unknown secret.
+ */
+export async function secretSite(deps: SiteverifyDeps, secret: string | undefined): Promise<SiteBySecret | null> {
+  const s = secret?.trim();
+  return s && !testSecretKind(s) ? siteBySecret(deps.em, s, deps.now()) : null;
+}
+
+/**
  * The one-time token verifier behind both siteverify paths. Checks, in this order:
  * 1. secret present, 2. response present, 3. secret known (test secrets answer at once),
  * 4. token opens under our key and is at most 2048 characters, 5. token belongs to the
  * secret's site (and to `sitekey` when given), 6. not expired (300 s), 7. with an
  * idempotency key, a verdict already given for it and this token is repeated, 8. the token
  * is redeemed atomically (SET NX): only the first redemption succeeds. Any store failure
- * answers `internal-error`, never a success.
+ * answers `internal-error`, never a success. `knownSite` is the result of
+ * {@link secretSite} when the caller already has it.
  */
-export async function verifyToken(deps: SiteverifyDeps, input: SiteverifyInput): Promise<Verdict> {
+export async function verifyToken(
+  deps: SiteverifyDeps,
+  input: SiteverifyInput,
+  knownSite?: SiteBySecret | null,
+): Promise<Verdict> {
   const secret = input.secret?.trim();
   const response = input.response?.trim();
   if (!secret) return failure('missing-input-secret', ...(response ? [] : (['missing-input-response'] as const)));
@@ -97,7 +111,7 @@ export async function verifyToken(deps: SiteverifyDeps, input: SiteverifyInput):
   const testKind = testSecretKind(secret);
   if (testKind) return testVerdict(testKind, response, deps);
 
-  const site = await siteBySecret(deps.em, secret);
+  const site = knownSite === undefined ? await siteBySecret(deps.em, secret, deps.now()) : knownSite;
   if (!site) return failure('invalid-input-secret');
   if (response.length > MAX_TOKEN_LENGTH) return failure('invalid-input-response');
   const opened = openToken(response, deps.tokenKey);

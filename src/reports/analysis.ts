@@ -1,13 +1,9 @@
-import {
-  AnalysisPool,
-  AnalyzeError,
-  CheckPool,
-  SaturatedError,
-  analyzeUrl,
-  defaultAnalyzerOptions,
-  type AnalyzerOptions,
-} from '../analyzer/index.ts';
-import { renderingAnalyzerFrom } from '../analyzer/render/index.ts';
+// Values come from the modules that hold them, types from the analyzer's public interface: its
+// barrel loads the whole engine, which startEngine() brings in on the first analysis.
+import type { AnalysisResult, AnalyzerOptions, CheckPool } from '../analyzer/index.ts';
+import { AnalyzeError } from '../analyzer/errors.ts';
+import { defaultAnalyzerOptions } from '../analyzer/options.ts';
+import { AnalysisPool, SaturatedError } from '../analyzer/pool.ts';
 import type { Config } from '../config.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
@@ -54,17 +50,23 @@ export function createReportAnalyzer(
     ? { apiKey: config.GSB_API_KEY, baseUrl: config.GSB_BASE_URL }
     : undefined;
   const pool = new AnalysisPool(config.ANALYZER_CONCURRENCY, config.ANALYZER_QUEUE);
-  // Checks run in worker threads, one per running analysis at most, started with the service.
-  const checkPool = options.checkPool ?? new CheckPool({ threads: config.ANALYZER_CONCURRENCY });
-  const analyzerOptions: AnalyzerOptions = { ...options, checkPool };
-  const renderer = renderingAnalyzerFrom(config);
+  // The engine (fetcher, HTML parser, check workers, browser driver) is loaded and started on
+  // the first analysis, not with the service: a process that only serves CAPTCHAs or lists
+  // reports never carries it, and a start does not wait for it.
+  let engine: Promise<AnalysisEngine> | undefined;
+  const loadEngine = () =>
+    (engine ??= startEngine(config, options, options.checkPool).catch((err: unknown) => {
+      engine = undefined; // a later analysis tries again
+      throw err;
+    }));
   const timed = async (url: string, render?: boolean) => {
     const started = performance.now();
     let outcome = 'error';
     try {
+      const { analyze, renderer, analyzerOptions } = await loadEngine();
       const result = renderer
         ? await renderer.analyze(url, analyzerOptions, render)
-        : await analyzeUrl(url, analyzerOptions);
+        : await analyze(url, analyzerOptions);
       outcome = 'ok';
       return result;
     } catch (err) {
@@ -77,8 +79,10 @@ export function createReportAnalyzer(
   return {
     pool,
     close: async () => {
-      await renderer?.close();
-      if (!options.checkPool) await checkPool.close();
+      const started = await engine?.catch(() => undefined);
+      if (!started) return;
+      await started.renderer?.close();
+      if (!options.checkPool) await started.analyzerOptions.checkPool?.close();
     },
     async analyze(url, opts) {
       let analysis;
@@ -106,4 +110,26 @@ export function createReportAnalyzer(
       return { url: storedUrl(analysis.finalUrl), project: analysis.project, score, result, results };
     },
   };
+}
+
+interface AnalysisEngine {
+  /** analyzeUrl: a plain function, held as a property so it is never called on the engine object. */
+  analyze: (url: string, options: AnalyzerOptions) => Promise<AnalysisResult>;
+  /** Set when rendering is on (ANALYZER_RENDER); it falls back to analyzeUrl by itself. */
+  renderer?: {
+    analyze(url: string, options: AnalyzerOptions, render?: boolean): Promise<AnalysisResult>;
+    close(): Promise<void>;
+  };
+  /** The options with the check pool in them. */
+  analyzerOptions: AnalyzerOptions;
+}
+
+async function startEngine(config: Config, options: AnalyzerOptions, given?: CheckPool): Promise<AnalysisEngine> {
+  const [{ analyzeUrl, CheckPool }, { renderingAnalyzerFrom }] = await Promise.all([
+    import('../analyzer/index.ts'),
+    import('../analyzer/render/index.ts'),
+  ]);
+  // Checks run in worker threads, one per running analysis at most.
+  const checkPool = given ?? new CheckPool({ threads: config.ANALYZER_CONCURRENCY });
+  return { analyze: analyzeUrl, renderer: renderingAnalyzerFrom(config), analyzerOptions: { ...options, checkPool } };
 }

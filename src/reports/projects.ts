@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ProjectSchema, type Project } from '../entities/project.entity.ts';
 import { ReportSchema } from '../entities/report.entity.ts';
 import type { ReportResult } from '../entities/report.entity.ts';
-import { gradeOf } from '../analyzer/index.ts';
+import { gradeOf } from '../analyzer/scoring.ts';
 import { likeContains } from './pagination.ts';
 
 /** What a report contributes to its project's aggregates. */

@@ -1,4 +1,4 @@
-import { AnalyzeError } from '../analyzer/index.ts';
+import { AnalyzeError } from '../analyzer/errors.ts';
 import { parseTargetUrl } from '../analyzer/address-guard.ts';
 import type { Report } from '../entities/report.entity.ts';
 import { validationError } from '../errors.ts';
