@@ -1,3 +1,4 @@
+import { CompactJson } from './compact-json.ts';
 import type { RedisClient } from './redis-client.ts';
 
 /**
@@ -119,34 +120,39 @@ export class TtlMap<V> {
   }
 }
 
-/** Process-memory challenge store. `now` is injectable for fake time. Keys are `prefix + id`. */
+/**
+ * Process-memory challenge store. `now` is injectable for fake time. Keys are `prefix + id`;
+ * states are kept as compact JSON (compact-json.ts: shapes once, values per entry).
+ */
 export function memoryChallengeStore<S extends object>(
   prefix: string,
   now: () => number = () => Date.now(),
 ): ChallengeStore<S> {
   const map = new TtlMap<string>({ now });
+  const json = new CompactJson();
+  const parse = (text: string) => json.decode(text) as S;
   return {
     async create(id, state, ttlMs) {
-      if (!map.setIfAbsent(prefix + id, JSON.stringify(state), positiveTtl(ttlMs)))
+      if (!map.setIfAbsent(prefix + id, json.encode(state), positiveTtl(ttlMs)))
         throw new Error(`challenge ${id} already exists`);
     },
     async get(id) {
-      const json = map.get(prefix + id);
-      return json === undefined ? null : (JSON.parse(json) as S);
+      const stored = map.get(prefix + id);
+      return stored === undefined ? null : parse(stored);
     },
     async update(id, fn) {
       // No await between read and write: the whole step runs in one turn, hence atomic.
       const key = prefix + id;
-      const json = map.get(key);
-      if (json === undefined) return null;
-      const next = fn(JSON.parse(json) as S);
+      const stored = map.get(key);
+      if (stored === undefined) return null;
+      const next = fn(parse(stored));
       if (next === null) {
         map.delete(key);
         return null;
       }
-      const nextJson = JSON.stringify(next);
-      map.replace(key, nextJson);
-      return JSON.parse(nextJson) as S;
+      const nextStored = json.encode(next);
+      map.replace(key, nextStored);
+      return parse(nextStored);
     },
     async delete(id) {
       return map.delete(prefix + id);
