@@ -10,7 +10,7 @@ describe('CompactJson', () => {
       { kind: 'v1', site: 'sk_x', attempts: 0, action: null, cdata: 'é\n"', nested: { a: [1, { b: null }] } },
       { kind: 'v1', site: 'sk_y', attempts: 2, action: 'login', cdata: null, nested: { a: [] } },
       { left: undefined, fn: () => 1, kept: true, when: new Date(0) },
-      { __proto__: null, ['__proto__']: { polluted: true }, x: 1 } as object,
+      JSON.parse('{"__proto__":{"polluted":true},"x":1}') as object,
       {},
       [1, 2, 3],
       { toJSON: () => ({ replaced: true }) },
