@@ -7,6 +7,7 @@ import { Migration20261122220100 } from './Migration20261122220100.ts';
 import { Migration20261122220200 } from './Migration20261122220200.ts';
 import { Migration20261122220300 } from './Migration20261122220300.ts';
 import { Migration20261122220400 } from './Migration20261122220400.ts';
+import { Migration20261125030000 } from './Migration20261125030000.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121101430', class: Migration20261121101430 },
@@ -17,4 +18,5 @@ export const migrationsList = [
   { name: 'Migration20261122220200', class: Migration20261122220200 },
   { name: 'Migration20261122220300', class: Migration20261122220300 },
   { name: 'Migration20261122220400', class: Migration20261122220400 },
+  { name: 'Migration20261125030000', class: Migration20261125030000 },
 ];
