@@ -1,13 +1,12 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { subkey } from './subkeys.ts';
 
 /**
  * v1 answers are checked against a salted hash, but the asset route must draw them, so the
  * challenge state also keeps the answer sealed (AES-256-GCM under a key derived from
  * TOKEN_KEY). A read of the store alone reveals no answer.
  */
-function answerKey(tokenKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', tokenKey, Buffer.alloc(0), 'auditcaptcha/answer-seal', 32));
-}
+const answerKey = (tokenKey: Buffer) => subkey(tokenKey, 'answer-seal');
 
 export function sealAnswer(answer: string, tokenKey: Buffer): string {
   const iv = randomBytes(12);

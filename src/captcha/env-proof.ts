@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { subkey } from './subkeys.ts';
 
 /**
  * The browser-environment proof: each challenge carries a small program, generated from the
@@ -37,9 +38,7 @@ export interface EnvProgram {
 
 const OPS_PER_PROGRAM = 6;
 
-function envKey(tokenKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', tokenKey, Buffer.alloc(0), 'auditcaptcha/env-proof', 32));
-}
+const envKey = (tokenKey: Buffer) => subkey(tokenKey, 'env-proof');
 
 /** A deterministic byte stream from the challenge id. */
 function stream(tokenKey: Buffer, id: string): () => number {

@@ -1,4 +1,5 @@
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { subkey } from './subkeys.ts';
 
 /**
  * Proof of work in many small sub-puzzles (Cap's layout): a challenge of `count` puzzles,
@@ -57,9 +58,7 @@ export type WorkFailure =
   'malformed' | 'forged' | 'expired' | 'wrong-site' | 'wrong-purpose' | 'wrong-binding' | 'bad-solution' | 'replayed';
 export type WorkResult = { ok: true; claims: WorkClaims; elapsedMs: number } | { ok: false; reason: WorkFailure };
 
-function workKey(tokenKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', tokenKey, Buffer.alloc(0), 'auditcaptcha/work-ticket', 32));
-}
+const workKey = (tokenKey: Buffer) => subkey(tokenKey, 'work-ticket');
 
 function mac(tokenKey: Buffer, payload: string): Buffer {
   return createHmac('sha256', workKey(tokenKey)).update(payload).digest().subarray(0, 24);
