@@ -12,7 +12,7 @@ const derived = new WeakMap<Buffer, Map<SubkeyPurpose, KeyObject>>();
  */
 export function subkey(tokenKey: Buffer, purpose: SubkeyPurpose): KeyObject {
   let keys = derived.get(tokenKey);
-  if (!keys) derived.set(tokenKey, (keys = new Map()));
+  if (!keys) derived.set(tokenKey, (keys = new Map<SubkeyPurpose, KeyObject>()));
   let key = keys.get(purpose);
   if (!key) {
     key = createSecretKey(Buffer.from(hkdfSync('sha256', tokenKey, Buffer.alloc(0), `auditcaptcha/${purpose}`, 32)));
