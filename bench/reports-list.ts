@@ -334,7 +334,7 @@ export async function main(settings: ReportsListBenchOptions = {}): Promise<Repo
       const res = await request(url, { dispatcher: agent, headers: { authorization: `Bearer ${key}` } });
       const text = await res.body.text();
       const ms = performance.now() - started;
-      const body = JSON.parse(text) as any;
+      const body = JSON.parse(text);
       if (res.statusCode !== 200) throw new Error(`${url}: HTTP ${res.statusCode} ${JSON.stringify(body)}`);
       return { ms, body };
     };

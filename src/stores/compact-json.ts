@@ -36,7 +36,7 @@ export class CompactJson {
   decode(text: string): unknown {
     const [id, ...values] = JSON.parse(text) as [number, ...unknown[]];
     if (id === -1) return values[0];
-    const keys = this.shapes[id]!;
+    const keys = this.shapes[id];
     // fromEntries defines own properties, as JSON.parse does (a "__proto__" key stays a key).
     return Object.fromEntries(keys.map((k, i) => [k, values[i]]));
   }
