@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { pooledRandomBytes } from '../random-bytes.ts';
 import { subkey } from './subkeys.ts';
 
 /**
@@ -9,7 +10,7 @@ import { subkey } from './subkeys.ts';
 const answerKey = (tokenKey: Buffer) => subkey(tokenKey, 'answer-seal');
 
 export function sealAnswer(answer: string, tokenKey: Buffer): string {
-  const iv = randomBytes(12);
+  const iv = pooledRandomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', answerKey(tokenKey), iv);
   const body = Buffer.concat([cipher.update(answer, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { pooledRandomBytes } from '../random-bytes.ts';
 
 /**
  * Answers to v1 (image) challenges: generation, salted hashing for storage, and a
@@ -25,7 +26,7 @@ export function generateAnswer(length = 5): string {
 
 /** A fresh per-challenge salt for {@link hashAnswer} (16 random bytes, base64url). */
 export function generateSalt(): string {
-  return randomBytes(16).toString('base64url');
+  return pooledRandomBytes(16).toString('base64url');
 }
 
 /**

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { pooledRandomBytes } from '../random-bytes.ts';
 
 /**
  * Sealed verification tokens: the claims a widget earned, encrypted and authenticated with
@@ -54,7 +55,7 @@ const kinds: readonly TokenKind[] = ['v1', 'v2', 'v3'];
 
 /** A fresh random token id (16 bytes, base64url). */
 export function newTokenId(): string {
-  return randomBytes(16).toString('base64url');
+  return pooledRandomBytes(16).toString('base64url');
 }
 
 /**
@@ -79,7 +80,7 @@ export function sealToken(claims: TokenClaims, key: Buffer): string {
     ]),
     'utf8',
   );
-  const iv = randomBytes(IV_BYTES);
+  const iv = pooledRandomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(AAD);
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { pooledRandomBytes } from '../random-bytes.ts';
 import { AppError, notFound, validationError } from '../errors.ts';
 import { answerMatches, generateAnswer, generateSalt, hashAnswer } from './answer.ts';
 import { openAnswer, sealAnswer } from './answer-seal.ts';
@@ -104,7 +105,7 @@ export async function createV1(
   } = {},
   req?: BrowserRequest,
 ): Promise<V1View> {
-  const id = randomBytes(16).toString('base64url');
+  const id = pooledRandomBytes(16).toString('base64url');
   const evidence =
     opts.evidence ??
     (!admitted.test && req

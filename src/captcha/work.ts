@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { pooledRandomBytes } from '../random-bytes.ts';
 import { subkey } from './subkeys.ts';
 
 /**
@@ -81,7 +82,7 @@ export function issueWork(
   const count = clamp(opts.size.count, 1, WORK_LIMITS.maxCount);
   const bits = clamp(opts.size.bits, WORK_LIMITS.minBits, WORK_LIMITS.maxBits);
   const claims: WorkClaims = {
-    id: randomBytes(16).toString('base64url'),
+    id: pooledRandomBytes(16).toString('base64url'),
     site: opts.site,
     purpose: opts.purpose,
     bind: opts.bind,
