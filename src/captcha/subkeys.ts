@@ -20,3 +20,15 @@ export function subkey(tokenKey: Buffer, purpose: SubkeyPurpose): KeyObject {
   }
   return key;
 }
+
+const imported = new WeakMap<Buffer, KeyObject>();
+
+/** TOKEN_KEY itself as a KeyObject, imported once (token sealing and opening use it directly). */
+export function keyObject(tokenKey: Buffer): KeyObject {
+  let key = imported.get(tokenKey);
+  if (!key) {
+    key = createSecretKey(tokenKey);
+    imported.set(tokenKey, key);
+  }
+  return key;
+}

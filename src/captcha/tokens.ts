@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { pooledRandomBytes } from '../random-bytes.ts';
+import { keyObject } from './subkeys.ts';
 
 /**
  * Sealed verification tokens: the claims a widget earned, encrypted and authenticated with
@@ -81,7 +82,7 @@ export function sealToken(claims: TokenClaims, key: Buffer): string {
     'utf8',
   );
   const iv = pooledRandomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+  const cipher = createCipheriv('aes-256-gcm', keyObject(key), iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(AAD);
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   const token = Buffer.concat([Buffer.from([VERSION]), iv, body, cipher.getAuthTag()]).toString('base64url');
@@ -109,7 +110,7 @@ export function openToken(token: string, key: Buffer): OpenTokenResult {
   const body = raw.subarray(1 + IV_BYTES, raw.length - TAG_BYTES);
   let plaintext: Buffer;
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+    const decipher = createDecipheriv('aes-256-gcm', keyObject(key), iv, { authTagLength: TAG_BYTES });
     decipher.setAAD(AAD);
     decipher.setAuthTag(tag);
     plaintext = Buffer.concat([decipher.update(body), decipher.final()]);
