@@ -158,16 +158,16 @@ export function createSiteCaches(opts: { max?: number } = {}): SiteCaches {
 
 const processCaches = createSiteCaches();
 
-/**
- * The sitekey a secret belongs to, compared in constant time against the stored hash;
- * null for an unknown secret.
- */
 /** What siteverify needs of the site a secret belongs to. */
 export interface SiteBySecret {
   sitekey: string;
   siteverifyPerMinute: number | null;
 }
 
+/**
+ * The sitekey a secret belongs to, compared in constant time against the stored hash;
+ * null for an unknown secret.
+ */
 export async function siteBySecret(
   em: EntityManager,
   secret: string,

@@ -1,6 +1,6 @@
 // Values come from the modules that hold them, types from the analyzer's public interface: its
 // barrel loads the whole engine, which startEngine() brings in on the first analysis.
-import type { AnalysisResult, AnalyzerOptions, CheckPool } from '../analyzer/index.ts';
+import type { AnalysisResult, AnalyzerOptions } from '../analyzer/index.ts';
 import { AnalyzeError } from '../analyzer/errors.ts';
 import { defaultAnalyzerOptions } from '../analyzer/options.ts';
 import { AnalysisPool, SaturatedError } from '../analyzer/pool.ts';
@@ -55,7 +55,7 @@ export function createReportAnalyzer(
   // reports never carries it, and a start does not wait for it.
   let engine: Promise<AnalysisEngine> | undefined;
   const loadEngine = () =>
-    (engine ??= startEngine(config, options, options.checkPool).catch((err: unknown) => {
+    (engine ??= startEngine(config, options).catch((err: unknown) => {
       engine = undefined; // a later analysis tries again
       throw err;
     }));
@@ -124,12 +124,12 @@ interface AnalysisEngine {
   analyzerOptions: AnalyzerOptions;
 }
 
-async function startEngine(config: Config, options: AnalyzerOptions, given?: CheckPool): Promise<AnalysisEngine> {
+async function startEngine(config: Config, options: AnalyzerOptions): Promise<AnalysisEngine> {
   const [{ analyzeUrl, CheckPool }, { renderingAnalyzerFrom }] = await Promise.all([
     import('../analyzer/index.ts'),
     import('../analyzer/render/index.ts'),
   ]);
-  // Checks run in worker threads, one per running analysis at most.
-  const checkPool = given ?? new CheckPool({ threads: config.ANALYZER_CONCURRENCY });
+  // Checks run in worker threads, one per running analysis at most (unless the caller gave a pool).
+  const checkPool = options.checkPool ?? new CheckPool({ threads: config.ANALYZER_CONCURRENCY });
   return { analyze: analyzeUrl, renderer: renderingAnalyzerFrom(config), analyzerOptions: { ...options, checkPool } };
 }
