@@ -3,7 +3,7 @@ import { pooledRandomBytes } from '../random-bytes.ts';
 import { subkey } from './subkeys.ts';
 
 /**
- * v1 answers are checked against a salted hash, but the asset route must draw them, so the
+ * v1 answers are checked against a keyed hash, but the asset route must draw them, so the
  * challenge state also keeps the answer sealed (AES-256-GCM under a key derived from
  * TOKEN_KEY). A read of the store alone reveals no answer.
  */

@@ -1,8 +1,7 @@
-import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import { pooledRandomBytes } from '../random-bytes.ts';
+import { createHmac, randomInt, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /**
- * Answers to v1 (image) challenges: generation, salted hashing for storage, and a
+ * Answers to v1 (image) challenges: generation, keyed hashing for storage, and a
  * constant-time check of what the user typed.
  */
 
@@ -24,11 +23,6 @@ export function generateAnswer(length = 5): string {
   return out;
 }
 
-/** A fresh per-challenge salt for {@link hashAnswer} (16 random bytes, base64url). */
-export function generateSalt(): string {
-  return pooledRandomBytes(16).toString('base64url');
-}
-
 /**
  * Normalises typed input: every whitespace character removed, upper-cased. So `" ab cd3 "`
  * and `"ABCD3"` are the same answer.
@@ -37,24 +31,31 @@ export function normaliseAnswer(given: string): string {
   return given.replace(/\s+/g, '').toUpperCase();
 }
 
-/** HMAC-SHA-256 of the normalised answer keyed by `salt`, hex. What the challenge state stores. */
-export function hashAnswer(answer: string, salt: string): string {
-  return digest(normaliseAnswer(answer), salt).toString('hex');
+/**
+ * What the challenge state stores of an answer: HMAC-SHA-256 under a secret key (a TOKEN_KEY
+ * subkey) of the challenge id and the normalised answer, first 16 bytes, base64url. With 25^5
+ * possible answers a hash salted by a stored salt could be reversed offline by anyone who
+ * reads the store; without the key this one cannot, and binding the id keeps one challenge's
+ * hash from standing for another's.
+ */
+export function hashAnswer(answer: string, key: KeyObject, challengeId: string): string {
+  return digest(normaliseAnswer(answer), key, challengeId).toString('base64url');
 }
 
 /**
- * Whether `given` is the answer behind `storedHash` (from {@link hashAnswer} with the same
- * salt). Case-insensitive and whitespace-insensitive; the digests are compared with
+ * Whether `given` is the answer behind `storedHash` (from {@link hashAnswer} with the same key
+ * and id). Case-insensitive and whitespace-insensitive; the digests are compared with
  * `timingSafeEqual`. Never throws: a malformed stored hash or non-string input is a mismatch.
  */
-export function answerMatches(storedHash: string, salt: string, given: string): boolean {
+export function answerMatches(storedHash: string, key: KeyObject, challengeId: string, given: string): boolean {
   if (typeof given !== 'string' || typeof storedHash !== 'string' || given.length > MAX_GIVEN_LENGTH) return false;
-  const expected = Buffer.from(storedHash, 'hex');
-  const actual = digest(normaliseAnswer(given), salt);
+  const expected = Buffer.from(storedHash, 'base64url');
+  const actual = digest(normaliseAnswer(given), key, challengeId);
   if (expected.length !== actual.length) return false;
   return timingSafeEqual(expected, actual);
 }
 
-function digest(normalised: string, salt: string): Buffer {
-  return createHmac('sha256', salt).update(normalised, 'utf8').digest();
+/** 128 bits of the HMAC: plenty against guessing, and 22 characters per stored state. */
+function digest(normalised: string, key: KeyObject, challengeId: string): Buffer {
+  return createHmac('sha256', key).update(`${challengeId}\u0000${normalised}`, 'utf8').digest().subarray(0, 16);
 }

@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { pooledRandomBytes } from '../random-bytes.ts';
 import { AppError, notFound, validationError } from '../errors.ts';
-import { answerMatches, generateAnswer, generateSalt, hashAnswer } from './answer.ts';
+import { answerMatches, generateAnswer, hashAnswer } from './answer.ts';
 import { openAnswer, sealAnswer } from './answer-seal.ts';
+import { subkey } from './subkeys.ts';
 import {
   admit,
   guardStore,
@@ -20,13 +21,13 @@ import { checkWork, issueWork, spendWork, type WorkView } from './work.ts';
 /** How long a challenge lives, how many answers and new images it allows. */
 export const V1_LIMITS = { ttlMs: 10 * 60_000, attempts: 3, regenerations: 5 } as const;
 
-/** v1 state in the challenge store. Only the answer's hash and a sealed copy are kept. */
+/** v1 state in the challenge store. Only the answer's keyed hash and a sealed copy are kept. */
 export interface V1State {
   kind: 'v1';
   site: string;
   hostname: string;
+  /** {@link hashAnswer} of the answer under the `answer-hash` subkey, bound to the challenge id. */
   answerHash: string;
-  salt: string;
   answerSealed: string;
   attempts: number;
   regenerations: number;
@@ -65,10 +66,14 @@ export interface V1View {
   no_image: WorkView | null;
 }
 
-function newAnswer(admitted: AdmittedSite) {
+/** A new answer for challenge `id`: its keyed hash and its sealed copy, as the state keeps them. */
+function newAnswer(deps: CaptchaDeps, admitted: AdmittedSite, id: string) {
   const answer = admitted.test ? TEST_ANSWER : generateAnswer();
-  const salt = generateSalt();
-  return { answerHash: hashAnswer(answer, salt), salt, answer };
+  return {
+    answer,
+    answerHash: hashAnswer(answer, subkey(deps.tokenKey, 'answer-hash'), id),
+    answerSealed: sealAnswer(answer, deps.tokenKey),
+  };
 }
 
 function view(deps: CaptchaDeps, id: string, s: V1State): V1View {
@@ -114,13 +119,13 @@ export async function createV1(
   const size = evidence
     ? workSize(admitted.site.level, admitted.site.minWorkBits, evidence)
     : workSize(admitted.site.level, admitted.site.minWorkBits, idle);
-  const { answer, ...hashed } = newAnswer(admitted);
+  const { answerHash, answerSealed } = newAnswer(deps, admitted, id);
   const state: V1State = {
     kind: 'v1',
     site: admitted.site.sitekey,
     hostname: admitted.hostname,
-    ...hashed,
-    answerSealed: sealAnswer(answer, deps.tokenKey),
+    answerHash,
+    answerSealed,
     attempts: 0,
     regenerations: 0,
     expiresAt: deps.now() + V1_LIMITS.ttlMs,
@@ -235,7 +240,8 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
     ),
   )) as V1State | null;
   if (!counted) return { success: false, error: 'challenge-spent', attempts_left: 0 };
-  const right = !counted.unsolvable && answerMatches(counted.answerHash, counted.salt, proof.answer!);
+  const right =
+    !counted.unsolvable && answerMatches(counted.answerHash, subkey(deps.tokenKey, 'answer-hash'), id, proof.answer!);
   if (right) return finish(deps, id, counted, admitted);
   if (!counted.exempt) await guardStore(recordFailure(deps.stores, state.site, req));
   const remaining = V1_LIMITS.attempts - counted.attempts;
@@ -265,13 +271,12 @@ export async function regenerateV1(deps: CaptchaDeps, id: string, req: BrowserRe
   if (state.regenerations >= V1_LIMITS.regenerations) {
     throw validationError('challenge', 'This challenge cannot be regenerated any more; start a new one.');
   }
-  const { answer, ...hashed } = newAnswer(admitted);
-  const answerSealed = sealAnswer(answer, deps.tokenKey);
+  const { answerHash, answerSealed } = newAnswer(deps, admitted, id);
   const next = (await guardStore(
     deps.stores.challenges.update(id, (s: V1State) =>
       s.regenerations >= V1_LIMITS.regenerations
         ? s
-        : { ...s, ...hashed, answerSealed, regenerations: s.regenerations + 1 },
+        : { ...s, answerHash, answerSealed, regenerations: s.regenerations + 1 },
     ),
   )) as V1State | null;
   if (!next) throw notFound('Challenge');

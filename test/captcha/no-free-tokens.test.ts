@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomInt } from 'node:crypto';
+import { createHmac, randomInt } from 'node:crypto';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { browser, createTestSite, envAnswerFor, siteverify, solveProofAsync } from '../helpers/captcha.ts';
@@ -120,6 +120,25 @@ describe('no token without work', () => {
       ...(await solveProofAsync(wrong.body.work)),
     });
     expect(next.body.success).toBe(true);
+  });
+});
+
+describe('a reader of the store', () => {
+  it('cannot recover a v1 answer from the stored state without TOKEN_KEY', async () => {
+    const id = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body.challenge;
+    const state = (await services.stores.challenges.get(id)) as Record<string, unknown>;
+    const answer = await answerOf(id);
+    // No salt is stored; no stored value, nor the id, keys an HMAC that gives the stored hash.
+    expect(state).not.toHaveProperty('salt');
+    expect(JSON.stringify(state)).not.toContain(answer);
+    const strings = [id, ...Object.values(state).filter((v): v is string => typeof v === 'string')];
+    for (const key of strings) {
+      for (const message of [answer, `${id}\u0000${answer}`]) {
+        const guess = createHmac('sha256', key).update(message).digest();
+        expect(guess.subarray(0, 16).toString('base64url')).not.toBe(state.answerHash);
+        expect(guess.toString('hex')).not.toBe(state.answerHash);
+      }
+    }
   });
 });
 
