@@ -7,6 +7,7 @@ import { PGliteDriver, type PGliteConnectionConfig } from 'mikro-orm-pglite';
 import { baseOptions } from './options.ts';
 import { StatementSafePGliteDriver } from './pglite-statements.ts';
 import { EMBEDDED_LOCK_STALE_MS, lockEmbeddedDatabase, type HeldLock } from './lock.ts';
+import { embeddedWasmModule } from './pglite-module.ts';
 
 export interface DatabaseTarget {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
@@ -55,7 +56,7 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
   let pglite: PGlite | undefined;
   let orm: MikroORM;
   try {
-    pglite = await PGlite.create({ dataDir, extensions: { pg_trgm } });
+    pglite = await PGlite.create({ dataDir, extensions: { pg_trgm }, wasmModule: await embeddedWasmModule() });
     const opened = pglite;
     orm = await MikroORM.init({
       ...baseOptions(),

@@ -1,4 +1,4 @@
-import { CompactJson } from './compact-json.ts';
+import { CompactJson, flatString } from './compact-json.ts';
 import type { RedisClient } from './redis-client.ts';
 
 /**
@@ -77,7 +77,8 @@ export class TtlMap<V> {
   set(key: string, value: V, ttlMs: number): void {
     this.sweep(false);
     this.entries.delete(key); // re-insert so insertion order stays expiry-ish order
-    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
+    // Keys are often `prefix + id`: kept flat (see flatString), not as their two parts.
+    this.entries.set(flatString(key), { value, expiresAt: this.now() + ttlMs });
     this.evictOverflow();
   }
 
