@@ -66,12 +66,13 @@ export interface V1View {
   no_image: WorkView | null;
 }
 
+const answerHashKey = (deps: CaptchaDeps) => subkey(deps.tokenKey, 'answer-hash');
+
 /** A new answer for challenge `id`: its keyed hash and its sealed copy, as the state keeps them. */
 function newAnswer(deps: CaptchaDeps, admitted: AdmittedSite, id: string) {
   const answer = admitted.test ? TEST_ANSWER : generateAnswer();
   return {
-    answer,
-    answerHash: hashAnswer(answer, subkey(deps.tokenKey, 'answer-hash'), id),
+    answerHash: hashAnswer(answer, answerHashKey(deps), id),
     answerSealed: sealAnswer(answer, deps.tokenKey),
   };
 }
@@ -240,8 +241,7 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
     ),
   )) as V1State | null;
   if (!counted) return { success: false, error: 'challenge-spent', attempts_left: 0 };
-  const right =
-    !counted.unsolvable && answerMatches(counted.answerHash, subkey(deps.tokenKey, 'answer-hash'), id, proof.answer!);
+  const right = !counted.unsolvable && answerMatches(counted.answerHash, answerHashKey(deps), id, proof.answer!);
   if (right) return finish(deps, id, counted, admitted);
   if (!counted.exempt) await guardStore(recordFailure(deps.stores, state.site, req));
   const remaining = V1_LIMITS.attempts - counted.attempts;

@@ -14,7 +14,12 @@ export class CompactJson {
   /** Past this many shapes an object is stored as plain JSON (a bound, never reached by our states). */
   constructor(private readonly maxShapes = 64) {}
 
+  /** The stored text of `value`, flat (see {@link flatString}). */
   encode(value: object): string {
+    return flatString(this.stringify(value));
+  }
+
+  private stringify(value: object): string {
     const record = value as Record<string, unknown>;
     if (Array.isArray(value) || typeof record['toJSON'] === 'function') return JSON.stringify([-1, value]);
     const keys = Object.keys(record).filter((k) => {
@@ -29,7 +34,7 @@ export class CompactJson {
       this.shapes.push(keys);
       this.shapeIds.set(signature, id);
     }
-    return flatString(JSON.stringify([id, ...keys.map((k) => record[k])]));
+    return JSON.stringify([id, ...keys.map((k) => record[k])]);
   }
 
   decode(text: string): unknown {
