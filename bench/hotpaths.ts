@@ -8,6 +8,7 @@
 // Run: npx tsx bench/hotpaths.ts [challenges] [account] [start] [rss]
 //   BENCH_DATABASE_URL  admin URL of PostgreSQL (default postgresql://postgres@127.0.0.1:5432/postgres)
 //   BENCH_RSS_SECONDS   length of the mixed load (default 60)
+//   BENCH_CPU_PROF=dir  writes the challenge service's CPU profile there and prints its top self time
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -17,7 +18,7 @@ import { freshPostgresDatabase } from '../test/helpers/services.ts';
 import { startChild } from './lib/child.ts';
 import { fmt } from './lib/load.ts';
 import { hasWrk, loadAverage, runWrk, runWrkMeasured, type WrkRequest, type WrkResult } from './lib/wrk.ts';
-import { alternate, BASELINE_REQUEST, line, redisReachable } from './siteverify.ts';
+import { alternate, BASELINE_REQUEST, line, printProfile, profileArgs, redisReachable } from './siteverify.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -39,7 +40,11 @@ const address = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 25
 
 async function challenges(): Promise<void> {
   const baseline = await startChild<{ port: number }>('bench/servers/bare-koa.ts');
-  const service = await startChild<ServiceInfo>('bench/servers/service.ts', { BENCH_REDIS_URL: '' });
+  const service = await startChild<ServiceInfo>(
+    'bench/servers/service.ts',
+    { BENCH_REDIS_URL: '' },
+    profileArgs('challenges'),
+  );
   try {
     const bareUrl = `http://127.0.0.1:${baseline.info.port}`;
     const url = `http://127.0.0.1:${service.info.port}`;
@@ -75,6 +80,7 @@ async function challenges(): Promise<void> {
   } finally {
     await service.stop();
     await baseline.stop();
+    printProfile('challenges');
   }
 }
 

@@ -25,8 +25,11 @@ interface ServiceInfo {
   tokenKey: string;
 }
 
-export function line(name: string, r: WrkResult & { cpuUsPerRequest?: number }): string {
-  const cpu = r.cpuUsPerRequest === undefined ? '' : `   server CPU ${fmt(r.cpuUsPerRequest, 0).padStart(4)} µs/req`;
+export function line(name: string, r: WrkResult & { cpuUsPerRequest?: number; kernelUsPerRequest?: number }): string {
+  const cpu =
+    r.cpuUsPerRequest === undefined
+      ? ''
+      : `   server CPU ${fmt(r.cpuUsPerRequest, 0).padStart(4)} µs/req (kernel ${fmt(r.kernelUsPerRequest ?? 0, 0)})`;
   return `${name.padEnd(30)} ${fmt(r.rps, 0).padStart(8)} req/s   p50 ${fmt(r.p50, 2).padStart(7)} ms   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.socketErrors + r.non2xx}/${r.requests}${cpu}`;
 }
 

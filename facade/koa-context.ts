@@ -48,7 +48,12 @@ class KoaRequestInfo implements RequestInfo {
   constructor(
     private readonly koa: Context,
     readonly requestId: string,
+    private readonly rootLog: Logger,
   ) {}
+  /** The request's child logger (the request log makes it on first use), else the root one. */
+  get log(): Logger {
+    return facadeState(this.koa).log ?? this.rootLog;
+  }
   private header(name: string): string | undefined {
     return this.koa.get(name) || undefined;
   }
@@ -79,6 +84,22 @@ class KoaRequestInfo implements RequestInfo {
 }
 
 /**
+ * The inner context's `log`, the request's child logger, made only if a procedure logs: an
+ * own enumerable getter (so spreading a context copies it), one function shared by every
+ * context. A getter written in the context's literal is a new function per request: each
+ * context then gets a hidden class of its own, made in old space, which holds that request's
+ * objects past every young-generation collection (siteverify promoted about 7 KB a request,
+ * and spent a quarter of its CPU in the scavenger).
+ */
+const requestLogProperty = {
+  get(this: { request: KoaRequestInfo }): Logger {
+    return this.request.log;
+  },
+  enumerable: true,
+  configurable: true,
+} as const satisfies PropertyDescriptor;
+
+/**
  * The facade's layer of the context: what procedures may know of the Koa request (read on
  * use) and the transport-neutral inner context around a lazily forked EntityManager (no
  * MikroORM RequestContext: nothing here reads the ORM's global context).
@@ -91,21 +112,22 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
     if (state.apiKey) made.apiKey = state.apiKey;
     return made;
   }
-  // Listed one by one rather than spread: a literal of known shape with its one accessor is
-  // built from a template, where a spread followed by an accessor is built key by key.
-  const inner: InnerContext = {
+  // Listed one by one rather than spread: a literal of known shape is built from a template,
+  // where a spread is built key by key.
+  const fields = {
     config: services.config,
     orm: services.orm,
     stores: services.stores,
     analyzer: services.analyzer,
     metrics: services.metrics,
-    // The request's child logger is made only if a procedure logs.
-    get log(): Logger {
-      return state.log ?? services.log;
-    },
     em: lazyEntityManager(services.orm.em),
-    request: new KoaRequestInfo(ctx, state.requestId ?? 'internal'),
+    request: new KoaRequestInfo(ctx, state.requestId ?? 'internal', services.log),
   };
+  const inner: InnerContext = Object.defineProperty(
+    fields as typeof fields & { log: Logger },
+    'log',
+    requestLogProperty,
+  );
   if (state.apiKey) inner.apiKey = state.apiKey;
   state.inner = inner;
   return inner;

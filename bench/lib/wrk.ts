@@ -167,21 +167,30 @@ export function loadAverage(): string {
     .join(' ');
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-export function cpuSeconds(pid: number): number {
+/** CPU seconds a process has used so far in user and in kernel mode, from /proc (Linux). */
+export function cpuTimes(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
 /**
- * Runs wrk against a server process and adds the server's CPU time per request (in µs):
- * on a loaded, shared machine this is steadier than requests per second.
+ * Runs wrk against a server process and adds the server's CPU time per request (in µs), and
+ * the part of it spent in the kernel (mostly loopback TCP, which a faster server cannot
+ * shed): on a loaded, shared machine these are steadier than requests per second.
  */
-export async function runWrkMeasured(pid: number, opts: WrkOptions): Promise<WrkResult & { cpuUsPerRequest: number }> {
-  const before = cpuSeconds(pid);
+export async function runWrkMeasured(
+  pid: number,
+  opts: WrkOptions,
+): Promise<WrkResult & { cpuUsPerRequest: number; kernelUsPerRequest: number }> {
+  const before = cpuTimes(pid);
   const r = await runWrk(opts);
-  const used = cpuSeconds(pid) - before;
-  return { ...r, cpuUsPerRequest: (used * 1e6) / Math.max(1, r.requests) };
+  const after = cpuTimes(pid);
+  const per = (seconds: number) => (seconds * 1e6) / Math.max(1, r.requests);
+  return {
+    ...r,
+    cpuUsPerRequest: per(after.user - before.user + after.system - before.system),
+    kernelUsPerRequest: per(after.system - before.system),
+  };
 }
