@@ -44,6 +44,7 @@ async function challenges(): Promise<void> {
     'bench/servers/service.ts',
     { BENCH_REDIS_URL: '' },
     profileArgs('challenges'),
+    { traceGc: true },
   );
   try {
     const bareUrl = `http://127.0.0.1:${baseline.info.port}`;
@@ -69,7 +70,11 @@ async function challenges(): Promise<void> {
             requests: [BASELINE_REQUEST],
           }),
         () =>
-          runWrkMeasured(service.child.pid!, { url, connections: CONNECTIONS, durationSec: DURATION_SEC, requests }),
+          runWrkMeasured(
+            service.child.pid!,
+            { url, connections: CONNECTIONS, durationSec: DURATION_SEC, requests },
+            service.gc,
+          ),
       );
       console.log(line('bare Koa JSON (baseline)', r.bare));
       console.log(line(`${version} challenge creation`, r.service));

@@ -10,7 +10,7 @@ import { createClient } from 'redis';
 import { sealToken, newTokenId } from '../src/captcha/tokens.ts';
 import { startChild } from './lib/child.ts';
 import { fmt } from './lib/load.ts';
-import { hasWrk, loadAverage, runWrk, runWrkMeasured, type WrkResult } from './lib/wrk.ts';
+import { hasWrk, loadAverage, runWrk, runWrkMeasured, type GcPerRequest, type WrkResult } from './lib/wrk.ts';
 import { monotonicUs, newestProfile, printTopSelfTime, type ProfileWindow } from './lib/cpu-profile.ts';
 
 const CONNECTIONS = 64;
@@ -25,12 +25,18 @@ interface ServiceInfo {
   tokenKey: string;
 }
 
-export function line(name: string, r: WrkResult & { cpuUsPerRequest?: number; kernelUsPerRequest?: number }): string {
+export function line(
+  name: string,
+  r: WrkResult & { cpuUsPerRequest?: number; kernelUsPerRequest?: number; gc?: GcPerRequest },
+): string {
   const cpu =
     r.cpuUsPerRequest === undefined
       ? ''
       : `   server CPU ${fmt(r.cpuUsPerRequest, 0).padStart(4)} µs/req (kernel ${fmt(r.kernelUsPerRequest ?? 0, 0)})`;
-  return `${name.padEnd(30)} ${fmt(r.rps, 0).padStart(8)} req/s   p50 ${fmt(r.p50, 2).padStart(7)} ms   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.socketErrors + r.non2xx}/${r.requests}${cpu}`;
+  const gc = r.gc
+    ? `\n${''.padEnd(31)}GC ${fmt(r.gc.pauseUs, 1)} µs/req paused, ${fmt(r.gc.allocatedBytes / 1024, 1)} KB/req allocated, ${fmt(r.gc.promotedBytes, 0)} B/req promoted`
+    : '';
+  return `${name.padEnd(30)} ${fmt(r.rps, 0).padStart(8)} req/s   p50 ${fmt(r.p50, 2).padStart(7)} ms   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.socketErrors + r.non2xx}/${r.requests}${cpu}${gc}`;
 }
 
 /** The bare Koa baseline's one request: a small JSON body answered with JSON. */
@@ -101,7 +107,9 @@ export function printProfile(label: string, window?: ProfileWindow): void {
 
 async function measureSiteverify(store: 'memory' | 'redis', redisUrl: string, baseline: { port: number; pid: number }) {
   const env: Record<string, string> = { BENCH_REDIS_URL: store === 'redis' ? redisUrl : '' };
-  const service = await startChild<ServiceInfo>('bench/servers/service.ts', env, profileArgs(`siteverify-${store}`));
+  const service = await startChild<ServiceInfo>('bench/servers/service.ts', env, profileArgs(`siteverify-${store}`), {
+    traceGc: true,
+  });
   const window = { fromUs: 0, toUs: 0 };
   try {
     // Fresh tokens sealed ahead with the service's key, so the runs measure verification only
@@ -151,12 +159,11 @@ async function measureSiteverify(store: 'memory' | 'redis', redisUrl: string, ba
         }),
       async (round) => {
         const mine = requests.slice(share * (round + 1), share * (round + 2));
-        const r = await runWrkMeasured(service.child.pid!, {
-          url,
-          connections: CONNECTIONS,
-          durationSec: DURATION_SEC,
-          requests: mine,
-        });
+        const r = await runWrkMeasured(
+          service.child.pid!,
+          { url, connections: CONNECTIONS, durationSec: DURATION_SEC, requests: mine },
+          service.gc,
+        );
         if (r.requests > mine.length)
           console.log(`  (tokens ran out: ${r.requests - mine.length} repeats answered as spent; raise BENCH_TOKENS)`);
         return r;

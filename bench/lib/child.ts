@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,10 +15,44 @@ export function productionNodeFlags(): string[] {
   return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
+/**
+ * Collections of a child started with `traceGc`, summed from V8's `--trace-gc-nvp` lines:
+ * how often it collected, how long it paused, what it allocated and what outlived a
+ * young-generation collection (promoted). Allocation and promotion per request do not
+ * depend on how loaded the machine is, so they show a change that requests per second hide.
+ */
+export interface GcTotals {
+  collections: number;
+  pauseMs: number;
+  allocatedBytes: number;
+  promotedBytes: number;
+}
+
 export interface ChildServer<T> {
   info: T;
   child: ChildProcess;
   stop(): Promise<void>;
+  /** Totals so far (zeros unless started with `traceGc`). */
+  gc: () => GcTotals;
+}
+
+/** The totals added between two readings of {@link ChildServer.gc}. */
+export function gcSince(before: GcTotals, after: GcTotals): GcTotals {
+  return {
+    collections: after.collections - before.collections,
+    pauseMs: after.pauseMs - before.pauseMs,
+    allocatedBytes: after.allocatedBytes - before.allocatedBytes,
+    promotedBytes: after.promotedBytes - before.promotedBytes,
+  };
+}
+
+function addGcLine(totals: GcTotals, line: string): void {
+  if (!line.includes(' gc=')) return;
+  const field = (name: string) => Number(new RegExp(`\\b${name}=([0-9.]+)`).exec(line)?.[1] ?? 0);
+  totals.collections++;
+  totals.pauseMs += field('pause');
+  totals.allocatedBytes += field('allocated');
+  totals.promotedBytes += field('promoted');
 }
 
 /**
@@ -29,27 +64,39 @@ export function startChild<T>(
   script: string,
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
+  opts: { traceGc?: boolean } = {},
 ): Promise<ChildServer<T>> {
   const child = spawn(
     process.execPath,
-    [...productionNodeFlags(), ...nodeArgs, '--import', 'tsx', path.join(root, script)],
+    [
+      ...productionNodeFlags(),
+      ...(opts.traceGc ? ['--trace-gc-nvp'] : []),
+      ...nodeArgs,
+      '--import',
+      'tsx',
+      path.join(root, script),
+    ],
     {
       cwd: root,
       env: { ...process.env, LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
+  const totals: GcTotals = { collections: 0, pauseMs: 0, allocatedBytes: 0, promotedBytes: 0 };
   return new Promise((resolve, reject) => {
-    let buffer = '';
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s`)), 60_000);
-    child.stdout.on('data', (d) => {
-      buffer += d;
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
-      if (!line) return;
+    let started = false;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (started || !line.startsWith('{')) {
+        addGcLine(totals, line);
+        return;
+      }
+      started = true;
       clearTimeout(timer);
       resolve({
         info: JSON.parse(line) as T,
         child,
+        gc: () => ({ ...totals }),
         stop: () =>
           new Promise<void>((done) => {
             if (child.exitCode !== null) return done();

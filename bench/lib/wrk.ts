@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gcSince, type GcTotals } from './child.ts';
 
 /** One HTTP request as wrk sends it. */
 export interface WrkRequest {
@@ -175,22 +176,42 @@ export function cpuTimes(pid: number): { user: number; system: number } {
   return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
+/** A server's garbage collection per request during a run (from a child started with `traceGc`). */
+export interface GcPerRequest {
+  pauseUs: number;
+  allocatedBytes: number;
+  promotedBytes: number;
+}
+
 /**
  * Runs wrk against a server process and adds the server's CPU time per request (in µs), and
  * the part of it spent in the kernel (mostly loopback TCP, which a faster server cannot
- * shed): on a loaded, shared machine these are steadier than requests per second.
+ * shed): on a loaded, shared machine these are steadier than requests per second. Given the
+ * child's GC totals (`gc`), adds its collection pauses, allocation and promotion per request.
  */
 export async function runWrkMeasured(
   pid: number,
   opts: WrkOptions,
-): Promise<WrkResult & { cpuUsPerRequest: number; kernelUsPerRequest: number }> {
+  gc?: () => GcTotals,
+): Promise<WrkResult & { cpuUsPerRequest: number; kernelUsPerRequest: number; gc?: GcPerRequest }> {
   const before = cpuTimes(pid);
+  const gcBefore = gc?.();
   const r = await runWrk(opts);
   const after = cpuTimes(pid);
-  const per = (seconds: number) => (seconds * 1e6) / Math.max(1, r.requests);
+  const per = (amount: number) => amount / Math.max(1, r.requests);
+  const collected = gc && gcBefore ? gcSince(gcBefore, gc()) : undefined;
   return {
     ...r,
-    cpuUsPerRequest: per(after.user - before.user + after.system - before.system),
-    kernelUsPerRequest: per(after.system - before.system),
+    cpuUsPerRequest: per((after.user - before.user + after.system - before.system) * 1e6),
+    kernelUsPerRequest: per((after.system - before.system) * 1e6),
+    ...(collected
+      ? {
+          gc: {
+            pauseUs: per(collected.pauseMs * 1000),
+            allocatedBytes: per(collected.allocatedBytes),
+            promotedBytes: per(collected.promotedBytes),
+          },
+        }
+      : {}),
   };
 }
