@@ -22,22 +22,32 @@ export function facadeState(ctx: Context) {
   return ctx.state as FacadeState;
 }
 
+/** What a lazy EntityManager's proxy keeps: the ORM's root manager and, once used, its fork. */
+interface LazyFork {
+  root: EntityManager;
+  fork?: EntityManager;
+}
+
+const forkOf = (lazy: LazyFork): EntityManager => (lazy.fork ??= lazy.root.fork());
+
+/** One handler for every lazy EntityManager: a request then makes just its proxy and a small target. */
+const lazyForkHandler: ProxyHandler<LazyFork> = {
+  get(lazy, key) {
+    const fork = forkOf(lazy);
+    const value = (fork as unknown as Record<PropertyKey, unknown>)[key];
+    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(fork) : value;
+  },
+  has: (lazy, key) => key in forkOf(lazy),
+  getPrototypeOf: (lazy) => Object.getPrototypeOf(lazy.root) as object | null,
+};
+
 /**
  * An EntityManager that forks the ORM's on first use: a request that touches no table (a
  * siteverify answered from the site cache, a challenge for a cached site) pays for no fork
  * and no identity map. Every property read goes to the one fork, methods bound to it.
  */
 export function lazyEntityManager(root: EntityManager): EntityManager {
-  let fork: EntityManager | undefined;
-  return new Proxy({} as EntityManager, {
-    get(_target, key) {
-      fork ??= root.fork();
-      const value = (fork as unknown as Record<PropertyKey, unknown>)[key];
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(fork) : value;
-    },
-    has: (_target, key) => key in (fork ??= root.fork()),
-    getPrototypeOf: () => Object.getPrototypeOf(root) as object | null,
-  });
+  return new Proxy<LazyFork>({ root }, lazyForkHandler) as unknown as EntityManager;
 }
 
 /**

@@ -32,7 +32,8 @@ function invoker(router: AnyRouter, route: RouteEntry) {
  * route is a 400 naming the fields (siteverify answers `bad-request`), before the body is read.
  */
 const fieldsInBodyOnly: Middleware = async (ctx, next) => {
-  const names = Object.keys(ctx.query);
+  // The raw query string first: most requests have none, and parsing it builds objects.
+  const names = ctx.querystring ? Object.keys(ctx.query) : [];
   if (names.length) {
     const shown = names.slice(0, 10).map((n) => n.slice(0, 64));
     throw new AppError(
