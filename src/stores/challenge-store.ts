@@ -28,7 +28,10 @@ export interface ChallengeStore<S extends object> {
 export interface TtlMapOptions {
   /** Clock, unix ms. */
   now?: () => number;
-  /** Beyond this many entries the oldest-inserted are evicted (after dropping expired ones). */
+  /**
+   * Beyond this many entries the oldest-inserted are evicted, down to 1% below it (after
+   * dropping expired ones when a sweep is due).
+   */
   maxEntries?: number;
   /** Writes sweep expired entries at most this often. */
   sweepIntervalMs?: number;
@@ -111,11 +114,18 @@ export class TtlMap<V> {
     for (const [key, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(key);
   }
 
+  /**
+   * Past `maxEntries`: drops expired entries (if a sweep is due), then the oldest-inserted
+   * until 1% below the cap, so a full map costs each insert a constant amount. Sweeping the
+   * whole map on every insert past the cap cost 2 ms an insert at 200,000 entries: a flood
+   * of new client addresses could stall the process.
+   */
   private evictOverflow(): void {
     if (this.entries.size <= this.maxEntries) return;
-    this.sweep(true);
+    this.sweep(false);
+    const lowWater = this.maxEntries - Math.max(1, Math.floor(this.maxEntries / 100));
     for (const key of this.entries.keys()) {
-      if (this.entries.size <= this.maxEntries) break;
+      if (this.entries.size <= lowWater) break;
       this.entries.delete(key);
     }
   }

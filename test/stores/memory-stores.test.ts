@@ -47,6 +47,32 @@ describe('TtlMap', () => {
     expect(map.get('k1')).toBeUndefined();
     expect(map.get('k4')).toBe(4);
   });
+
+  it('evicts past maxEntries in batches, down to 1% below the cap, oldest first', () => {
+    const map = new TtlMap<number>({ now: () => 0, maxEntries: 1000 });
+    for (let i = 0; i < 1000; i++) map.set(`k${i}`, i, 1000);
+    expect(map.size).toBe(1000);
+    map.set('over', 1, 1000);
+    expect(map.size).toBe(990);
+    expect(map.get('k10')).toBeUndefined();
+    expect(map.get('k11')).toBe(11);
+    expect(map.get('over')).toBe(1);
+    // The next nine inserts fit without evicting anything.
+    for (let i = 0; i < 9; i++) map.set(`n${i}`, i, 1000);
+    expect(map.size).toBe(999);
+    expect(map.get('k11')).toBe(11);
+  });
+
+  it('drops expired entries before live ones when the cap is hit and a sweep is due', () => {
+    let t = 0;
+    const map = new TtlMap<number>({ now: () => t, maxEntries: 100, sweepIntervalMs: 50 });
+    for (let i = 0; i < 50; i++) map.set(`live${i}`, i, 10_000);
+    for (let i = 0; i < 50; i++) map.set(`short${i}`, i, 10);
+    t = 100;
+    map.set('over', 1, 10_000);
+    expect(map.size).toBe(51);
+    expect(map.get('live0')).toBe(0);
+  });
 });
 
 describe('memory stores with the default clock', () => {
