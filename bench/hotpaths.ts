@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freshPostgresDatabase } from '../test/helpers/services.ts';
-import { startChild } from './lib/child.ts';
+import { npmStartArguments, startChild } from './lib/child.ts';
 import { fmt } from './lib/load.ts';
 import { hasWrk, loadAverage, runWrk, runWrkMeasured, type WrkRequest, type WrkResult } from './lib/wrk.ts';
 import { alternate, BASELINE_REQUEST, line, printProfile, profileArgs, redisReachable } from './siteverify.ts';
@@ -145,21 +145,10 @@ interface Started {
   readyMs: number;
 }
 
-/**
- * node's arguments as `npm start` gives them (its V8 flags, then dist/bin/server.js), read
- * from package.json so the bench measures the process users run.
- */
-function startArguments(): string[] {
-  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const [command, ...args] = pkg.scripts.start.trim().split(/\s+/);
-  if (command !== 'node') throw new Error(`npm start is not a plain node command: ${pkg.scripts.start}`);
-  return args.map((a) => (a.startsWith('-') ? a : path.join(root, a)));
-}
-
 /** Starts the compiled service as `npm start` does and polls /readyz until it answers 200. */
 async function startDist(env: Record<string, string>): Promise<Started> {
   const started = performance.now();
-  const child = spawn(process.execPath, startArguments(), {
+  const child = spawn(process.execPath, npmStartArguments(), {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

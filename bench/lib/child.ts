@@ -7,12 +7,19 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * The V8 flags `npm start` gives the service (its `node --flag … dist/…` command in
- * package.json), so a benchmark's server runs with the production heap settings.
+ * What `npm start` passes to node (package.json's `node --flag … dist/…` command), paths made
+ * absolute: benchmarks start the service as users run it.
  */
-export function productionNodeFlags(): string[] {
+export function npmStartArguments(): string[] {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+  const [command, ...args] = pkg.scripts.start.trim().split(/\s+/);
+  if (command !== 'node') throw new Error(`npm start is not a plain node command: ${pkg.scripts.start}`);
+  return args.map((a) => (a.startsWith('-') ? a : path.join(root, a)));
+}
+
+/** The V8 flags of {@link npmStartArguments}, so a benchmark's server runs with the production heap settings. */
+function productionNodeFlags(): string[] {
+  return npmStartArguments().filter((a) => a.startsWith('--'));
 }
 
 /**
