@@ -11,7 +11,7 @@ const HEAP_GROWING_PERCENT = 30;
 /**
  * Applied at start, before the first full collection. The factor is read at every
  * collection, so setting it at run time works (unlike the semi-space size, which `npm start`
- * passes on node's command line, `--max-semi-space-size=2`: the young generation is sized
+ * passes on node's command line, `--max-semi-space-size=4`: the young generation is sized
  * when the heap is made).
  */
 export function tuneHeapForService(): void {
