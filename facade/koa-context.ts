@@ -99,7 +99,7 @@ class KoaRequestInfo implements RequestInfo {
  * context. A getter written in the context's literal is a new function per request: each
  * context then gets a hidden class of its own, made in old space, which holds that request's
  * objects past every young-generation collection (siteverify promoted about 7 KB a request,
- * and spent a quarter of its CPU in the scavenger).
+ * and its collection pauses were twice what they are now).
  */
 const requestLogProperty = {
   get(this: { request: KoaRequestInfo }): Logger {
