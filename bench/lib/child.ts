@@ -53,9 +53,11 @@ export function gcSince(before: GcTotals, after: GcTotals): GcTotals {
   };
 }
 
+const gcFields = { pause: /\bpause=([0-9.]+)/, allocated: /\ballocated=([0-9.]+)/, promoted: /\bpromoted=([0-9.]+)/ };
+
 function addGcLine(totals: GcTotals, line: string): void {
   if (!line.includes(' gc=')) return;
-  const field = (name: string) => Number(new RegExp(`\\b${name}=([0-9.]+)`).exec(line)?.[1] ?? 0);
+  const field = (name: keyof typeof gcFields) => Number(gcFields[name].exec(line)?.[1] ?? 0);
   totals.collections++;
   totals.pauseMs += field('pause');
   totals.allocatedBytes += field('allocated');

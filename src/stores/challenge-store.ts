@@ -115,14 +115,13 @@ export class TtlMap<V> {
   }
 
   /**
-   * Past `maxEntries`: drops expired entries (if a sweep is due), then the oldest-inserted
-   * until 1% below the cap, so a full map costs each insert a constant amount. Sweeping the
-   * whole map on every insert past the cap cost 2 ms an insert at 200,000 entries: a flood
-   * of new client addresses could stall the process.
+   * Past `maxEntries` (expired entries already dropped by the write's sweep, when one was
+   * due): drops the oldest-inserted until 1% below the cap, so a full map costs each insert a
+   * constant amount. Sweeping the whole map on every insert past the cap cost 2 ms an insert
+   * at 200,000 entries: a flood of new client addresses could stall the process.
    */
   private evictOverflow(): void {
     if (this.entries.size <= this.maxEntries) return;
-    this.sweep(false);
     const lowWater = this.maxEntries - Math.max(1, Math.floor(this.maxEntries / 100));
     for (const key of this.entries.keys()) {
       if (this.entries.size <= lowWater) break;
