@@ -394,6 +394,28 @@ export async function main(settings: ReportsListBenchOptions = {}): Promise<Repo
       }
     }
 
+    // A search's total is counted once per state of the user's reports and kept
+    // (src/reports/search-totals.ts), so the rows above count on their first sample and read
+    // the total after that. This row asks a term not asked before on every sample (each
+    // matching ~1%): the cost of a first search, count included.
+    const firstTimes: number[] = [];
+    let firstTotal = 0;
+    for (let i = 0; firstTimes.length < Math.min(samples, CATEGORIES - 1); i++) {
+      const term = `cat-${String(i).padStart(3, '0')}`;
+      if (term === SEARCH_TERM) continue;
+      const { ms, body } = await get({ search: term, page: '1' }, ownerKey);
+      firstTimes.push(ms);
+      firstTotal = body.meta.total;
+    }
+    rows.push({
+      shape: 'search=cat-NNN, a new term each sample',
+      page: 1,
+      p50: round(percentile(firstTimes, 50)),
+      p95: round(percentile(firstTimes, 95)),
+      total: firstTotal,
+      extra: true,
+    });
+
     const allMet = rows.every((r) => r.meetsTarget !== false);
     if (print) {
       const width = Math.max(...rows.map((r) => r.shape.length));
@@ -416,7 +438,9 @@ export async function main(settings: ReportsListBenchOptions = {}): Promise<Repo
           `${r.shape.padEnd(width)}  ${String(r.page).padStart(4)}  ${r.p50.toFixed(2).padStart(8)}  ${r.p95.toFixed(2).padStart(8)}  ${String(r.total).padStart(8)}  ${met}`,
         );
       }
-      console.log(`search totals are exact (a count of the matches beside the page query)`);
+      console.log(
+        'search totals are exact: counted beside the page query once per state of the reports, then kept until a write',
+      );
       console.log(`\ntarget p95 <= ${TARGET_MS} ms on page 1 for every required shape: ${allMet ? 'met' : 'NOT met'}`);
     }
     return { seeded, seedSeconds, targetMs: TARGET_MS, baseline, rows, allMet };

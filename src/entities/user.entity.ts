@@ -13,6 +13,11 @@ export const UserSchema = defineEntity({
       .datetime()
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
+    /**
+     * Changes in every transaction that writes the user's reports (database triggers); keys
+     * the exact search totals (src/reports/search-totals.ts). Not loaded with the user.
+     */
+    reportsVersion: p.bigint('string').default(0).lazy(),
   },
 });
 

@@ -5,6 +5,7 @@ import { ReportSchema } from '../entities/report.entity.ts';
 import type { ReportResult } from '../entities/report.entity.ts';
 import { gradeOf } from '../analyzer/scoring.ts';
 import { likeContains } from './pagination.ts';
+import { lockReportsOf } from './search-totals.ts';
 
 /** What a report contributes to its project's aggregates. */
 export interface ReportContribution {
@@ -122,6 +123,7 @@ export function describeProject(p: Project) {
 /** Deletes a project and all its reports in one transaction. Returns false when the user has no such project. */
 export async function deleteProject(em: EntityManager, userId: number, name: string): Promise<boolean> {
   return em.transactional(async (tx) => {
+    await lockReportsOf(tx, userId);
     const project = await tx.findOne(ProjectSchema, { user: userId, name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!project) return false;
     await tx.nativeDelete(ReportSchema, { user: userId, project: name });

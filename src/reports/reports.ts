@@ -6,6 +6,7 @@ import { notFound, validationError } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
 import { addToProject, countReports, removeFromProject, type ReportContribution } from './projects.ts';
 import { likeContains } from './pagination.ts';
+import { lockReportsOf, searchTotal } from './search-totals.ts';
 import { shareUrl } from './share-page.ts';
 import type { ReportResults } from './results.ts';
 import { RawJson } from '../raw-json.ts';
@@ -67,6 +68,7 @@ export async function createReport(
 ): Promise<Report> {
   const passwordHash = input.privacy === 2 && input.password ? await hashPassword(input.password) : null;
   return em.transactional(async (tx) => {
+    await lockReportsOf(tx, userId);
     const now = new Date();
     const report = tx.create(ReportSchema, {
       user: tx.getReference(UserSchema, userId),
@@ -113,6 +115,7 @@ export async function updateReport(
   change: ReportUpdate,
 ): Promise<Report> {
   return em.transactional(async (tx) => {
+    await lockReportsOf(tx, userId);
     const report = await tx.findOne(ReportSchema, { id, user: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!report) throw notFound('Report');
     if (change.privacy !== undefined) report.privacy = change.privacy;
@@ -144,6 +147,7 @@ export async function updateReport(
 /** Deletes a report and takes it out of its project, in one transaction. */
 export async function deleteReport(em: EntityManager, userId: number, id: number): Promise<void> {
   await em.transactional(async (tx) => {
+    await lockReportsOf(tx, userId);
     const report = await tx.findOne(
       ReportSchema,
       { id, user: userId },
@@ -170,11 +174,14 @@ const sortColumn = { id: 'id', generated_at: 'generatedAt', url: 'url', result: 
 
 /**
  * Counts the matching reports exactly: without a search from the project aggregates (no
- * scan of reports), with one by the trigram-indexed search on the lowered URL.
+ * scan of reports), with one by the trigram-indexed search on the lowered URL, once per
+ * state of the user's reports (search-totals.ts).
  */
 export async function countReportList(em: EntityManager, userId: number, q: ReportListQuery): Promise<number> {
   if (!q.search) return countReports(em, userId, { project: q.project, result: q.result });
-  return em.count(ReportSchema, listWhere(userId, q));
+  return searchTotal(em, userId, [q.search, q.project ?? null, q.result ?? null], (tx) =>
+    tx.count(ReportSchema, listWhere(userId, q)),
+  );
 }
 
 /** One page of the user's reports, with their `results`. Ties sort by id. */
