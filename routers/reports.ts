@@ -3,6 +3,7 @@ import { apiKeyProcedure, router } from './trpc.ts';
 import { deleted, okStatus, oneOf, pageNumber, paginated, perPage, searchTerm, sortDirection } from './schemas.ts';
 import {
   countReportList,
+  knownReportListTotal,
   deleteReport,
   describeListedReport,
   describeReport,
@@ -98,15 +99,18 @@ export const reportsRouter = router({
         perPage: input.per_page,
         offset: (input.page - 1) * input.per_page,
       };
-      // Without a search the total comes from aggregates and tells whether the page is empty
-      // before any row is read; with one, counting and reading the page take similar time,
-      // so both run at once.
-      const [total, found] = query.search
-        ? await Promise.all([countReportList(ctx.em, ctx.user.id, query), listReports(ctx.em, ctx.user.id, query)])
-        : [await countReportList(ctx.em, ctx.user.id, query), undefined];
+      // The total first when it costs no count (aggregates, or a search counted before in
+      // this state of the reports): it tells whether the page is empty before any row is read,
+      // and lets a back-half page be read from the end. A search never counted is counted
+      // while its page is read, the two taking similar time.
+      const known = await knownReportListTotal(ctx.em, ctx.user.id, query);
+      const [total, found] =
+        known !== undefined
+          ? [known, undefined]
+          : await Promise.all([countReportList(ctx.em, ctx.user.id, query), listReports(ctx.em, ctx.user.id, query)]);
       const rows = pageWindow(input.page, input.per_page, total).empty
         ? []
-        : (found ?? (await listReports(ctx.em, ctx.user.id, query)));
+        : (found ?? (await listReports(ctx.em, ctx.user.id, query, total)));
       const page = buildPage(
         rows.map((r) => describeListedReport(r, ctx.config.PUBLIC_URL)),
         {

@@ -6,7 +6,7 @@ import { notFound, validationError } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
 import { addToProject, countReports, removeFromProject, type ReportContribution } from './projects.ts';
 import { likeContains } from './pagination.ts';
-import { lockReportsOf, searchTotal } from './search-totals.ts';
+import { knownSearchTotal, lockReportsOf, searchTotal } from './search-totals.ts';
 import { shareUrl } from './share-page.ts';
 import type { ReportResults } from './results.ts';
 import { RawJson } from '../raw-json.ts';
@@ -179,21 +179,54 @@ const sortColumn = { id: 'id', generated_at: 'generatedAt', url: 'url', result: 
  */
 export async function countReportList(em: EntityManager, userId: number, q: ReportListQuery): Promise<number> {
   if (!q.search) return countReports(em, userId, { project: q.project, result: q.result });
-  return searchTotal(em, userId, [q.search, q.project ?? null, q.result ?? null], (tx) =>
-    tx.count(ReportSchema, listWhere(userId, q)),
-  );
+  return searchTotal(em, userId, searchFilter(q), (tx) => tx.count(ReportSchema, listWhere(userId, q)));
 }
 
-/** One page of the user's reports, with their `results`. Ties sort by id. */
-export async function listReports(em: EntityManager, userId: number, q: ReportListQuery): Promise<ListedReport[]> {
-  return findPage(em, userId, q, q.perPage);
+/**
+ * The list's exact total when it costs no count: without a search from the aggregates, with
+ * one when this state of the reports has been counted before; otherwise undefined.
+ */
+export async function knownReportListTotal(
+  em: EntityManager,
+  userId: number,
+  q: ReportListQuery,
+): Promise<number | undefined> {
+  if (!q.search) return countReports(em, userId, { project: q.project, result: q.result });
+  return knownSearchTotal(em, userId, searchFilter(q));
+}
+
+/**
+ * One page of the user's reports, with their `results`. Ties sort by id. With the list's
+ * exact `total` known, a page in the back half is read from the other end: page 100 of a
+ * search matching 10,066 reports skips 66 rows instead of 9,900.
+ */
+export async function listReports(
+  em: EntityManager,
+  userId: number,
+  q: ReportListQuery,
+  total?: number,
+): Promise<ListedReport[]> {
+  const fromEnd = total !== undefined && q.offset > 0 && q.offset + q.perPage / 2 > total / 2;
+  if (!fromEnd) return findPage(em, userId, q, q.sort, q.perPage, q.offset);
+  // The same rows as [offset, offset + perPage) in the asked order, counted from the end.
+  const limit = Math.min(q.perPage, total - q.offset);
+  if (limit <= 0) return [];
+  const rows = await findPage(em, userId, q, q.sort === 'asc' ? 'desc' : 'asc', limit, total - q.offset - limit);
+  return rows.reverse();
 }
 
 /**
  * One page as plain rows: the ORM maps and converts the columns as it would for entities,
  * without building and tracking 100 of them (several times the cost of the query itself).
  */
-async function findPage(em: EntityManager, userId: number, q: ReportListQuery, limit: number): Promise<ListedReport[]> {
+async function findPage(
+  em: EntityManager,
+  userId: number,
+  q: ReportListQuery,
+  sort: 'asc' | 'desc',
+  limit: number,
+  offset: number,
+): Promise<ListedReport[]> {
   // The page's ids first: a cast in the same query would be computed (detoasting every stored
   // result) for each row the OFFSET skips too.
   const ids = (
@@ -201,9 +234,9 @@ async function findPage(em: EntityManager, userId: number, q: ReportListQuery, l
       .createQueryBuilder(ReportSchema)
       .select(['id'])
       .where(listWhere(userId, q))
-      .orderBy([{ [sortColumn[q.sortBy]]: q.sort }, ...(q.sortBy === 'id' ? [] : [{ id: q.sort }])])
+      .orderBy([{ [sortColumn[q.sortBy]]: sort }, ...(q.sortBy === 'id' ? [] : [{ id: sort }])])
       .limit(limit)
-      .offset(q.offset)
+      .offset(offset)
       .execute<Array<{ id: number }>>('all')
   ).map((r) => r.id);
   if (!ids.length) return [];
@@ -218,6 +251,11 @@ async function findPage(em: EntityManager, userId: number, q: ReportListQuery, l
     rows.map(({ results_json, ...row }) => [row.id, { ...row, results: new RawJson(results_json) }]),
   );
   return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** What a search total depends on besides the user. */
+function searchFilter(q: ReportListQuery): unknown[] {
+  return [q.search, q.project ?? null, q.result ?? null];
 }
 
 function listWhere(userId: number, q: ReportListQuery) {

@@ -42,6 +42,19 @@ async function reportsVersion(em: EntityManager, userId: number): Promise<string
   return (rows[0]?.version as string | undefined) ?? '0';
 }
 
+function totalKey(userId: number, version: string, filter: unknown[]): string {
+  return JSON.stringify([userId, version, ...filter]);
+}
+
+/** The search's exact total if this state of the user's reports has been counted before. */
+export async function knownSearchTotal(
+  em: EntityManager,
+  userId: number,
+  filter: unknown[],
+): Promise<number | undefined> {
+  return cacheOf(em).get(totalKey(userId, await reportsVersion(em, userId), filter));
+}
+
 /**
  * The exact total of a search, `filter` naming it (the search and its filters, not the
  * user). On a miss `count` runs beside a read of the version, in one snapshot.
@@ -52,9 +65,7 @@ export async function searchTotal(
   filter: unknown[],
   count: (em: EntityManager) => Promise<number>,
 ): Promise<number> {
-  const cache = cacheOf(em);
-  const keyAt = (version: string) => JSON.stringify([userId, version, ...filter]);
-  const known = cache.get(keyAt(await reportsVersion(em, userId)));
+  const known = await knownSearchTotal(em, userId, filter);
   if (known !== undefined) return known;
   // A fork of its own: the request's entity manager may hold changes this must not flush.
   const [version, total] = await em
@@ -63,7 +74,7 @@ export async function searchTotal(
       isolationLevel: IsolationLevel.REPEATABLE_READ,
       readOnly: true,
     });
-  cache.set(keyAt(version), total);
+  cacheOf(em).set(totalKey(userId, version, filter), total);
   return total;
 }
 
