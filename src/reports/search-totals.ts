@@ -79,11 +79,12 @@ export async function searchTotal(
 }
 
 /**
- * Call first in a transaction that writes the user's reports. The triggers change the
- * version (and lock the user's row) anyway when the reports are written; taking that lock
- * before any report or project row keeps one lock order for every report write (user, then
- * report, then project), so two of them cannot deadlock.
+ * Call first in a transaction that writes the user's reports. The triggers lock the user's
+ * row when the reports are written (to change the version); locking it before any report or
+ * project row keeps one lock order for every report write (user, then report, then project),
+ * so two of them cannot deadlock. Only a lock: a transaction that ends up writing nothing
+ * changes nothing.
  */
 export async function lockReportsOf(em: EntityManager, userId: number): Promise<void> {
-  await sql(em, `update users set reports_version = nextval('reports_version_seq') where id = ?`, [userId]);
+  await sql(em, 'select 1 from users where id = ? for no key update', [userId]);
 }

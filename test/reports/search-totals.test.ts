@@ -113,6 +113,13 @@ describe('exact search totals', () => {
     expect(await total('needle', '&project=odd.test')).toBe(0);
   });
 
+  it('changes nothing when a write finds nothing to write', async () => {
+    const before = await version();
+    expect(await deleteProject(em(), owner.user.id, 'no-such-project.test')).toBe(false);
+    await expect(deleteReport(em(), owner.user.id, 2_000_000_000)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await version()).toBe(before);
+  });
+
   it('sees writes it did not make (another instance, or SQL by hand): the database keeps the version', async () => {
     const before = await total('needle');
     await sql(
