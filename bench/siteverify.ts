@@ -34,7 +34,7 @@ export function line(
       ? ''
       : `   server CPU ${fmt(r.cpuUsPerRequest, 0).padStart(4)} µs/req (kernel ${fmt(r.kernelUsPerRequest ?? 0, 0)})`;
   const gc = r.gc
-    ? `\n${''.padEnd(31)}GC ${fmt(r.gc.pauseUs, 1)} µs/req paused, ${fmt(r.gc.allocatedBytes / 1024, 1)} KB/req allocated, ${fmt(r.gc.promotedBytes, 0)} B/req promoted`
+    ? `\n${''.padEnd(31)}GC ${fmt(r.gc.pauseUs, 1)} µs/req paused (longest ${fmt(r.gc.maxPauseMs, 1)} ms), ${fmt(r.gc.allocatedBytes / 1024, 1)} KB/req allocated, ${fmt(r.gc.promotedBytes, 0)} B/req promoted`
     : '';
   return `${name.padEnd(30)} ${fmt(r.rps, 0).padStart(8)} req/s   p50 ${fmt(r.p50, 2).padStart(7)} ms   p99 ${fmt(r.p99, 2).padStart(7)} ms   errors ${r.socketErrors + r.non2xx}/${r.requests}${cpu}${gc}`;
 }

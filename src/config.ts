@@ -62,6 +62,8 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
+  /** How long Redis may leave a command unanswered before the service fails its commands (and reconnects). */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   DATA_DIR: z.string().min(1).default('./data'),
   TOKEN_KEY: tokenKey.optional(),
   TRUST_PROXY: booleanFlag.default(false),

@@ -42,7 +42,12 @@ export async function openServices(
   try {
     applied = await migrate(db.orm);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
-    stores = await openStores({ redisUrl: config.REDIS_URL, keyPrefix: opts.keyPrefix, log });
+    stores = await openStores({
+      redisUrl: config.REDIS_URL,
+      keyPrefix: opts.keyPrefix,
+      log,
+      redisCommandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    });
   } catch (err) {
     await db.close().catch(() => {});
     throw err;

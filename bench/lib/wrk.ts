@@ -179,6 +179,8 @@ export function cpuTimes(pid: number): { user: number; system: number } {
 /** A server's garbage collection per request during a run (from a child started with `traceGc`). */
 export interface GcPerRequest {
   pauseUs: number;
+  /** The run's longest single pause, in ms. */
+  maxPauseMs: number;
   allocatedBytes: number;
   promotedBytes: number;
 }
@@ -208,6 +210,7 @@ export async function runWrkMeasured(
       ? {
           gc: {
             pauseUs: per(collected.pauseMs * 1000),
+            maxPauseMs: collected.maxPauseMs,
             allocatedBytes: per(collected.allocatedBytes),
             promotedBytes: per(collected.promotedBytes),
           },

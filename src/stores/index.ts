@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { connectRedis, type RedisClient } from './redis-client.ts';
+import { watchRedis } from './redis-watchdog.ts';
 import { ioredisCommandBridge } from './ratelimit-bridge.ts';
 import { memoryChallengeStore, redisChallengeStore, type ChallengeStore } from './challenge-store.ts';
 import { memorySpentTokenStore, redisSpentTokenStore, type SpentTokenStore } from './spent-token-store.ts';
@@ -29,7 +30,15 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export async function openStores(opts: { redisUrl?: string; keyPrefix?: string; log?: Logger }): Promise<Stores> {
+export interface StoreOptions {
+  redisUrl?: string;
+  keyPrefix?: string;
+  log?: Logger;
+  /** How long Redis may leave a command unanswered before its commands fail (redis-watchdog.ts). */
+  redisCommandTimeoutMs?: number;
+}
+
+export async function openStores(opts: StoreOptions): Promise<Stores> {
   const keyPrefix = opts.keyPrefix ?? 'ac:';
   if (!opts.redisUrl) {
     const limits = new Map<string, unknown>();
@@ -54,6 +63,7 @@ export async function openStores(opts: { redisUrl?: string; keyPrefix?: string; 
     };
   }
   const redis = await connectRedis(opts.redisUrl, opts.log);
+  const stopWatchdog = watchRedis(redis, { timeoutMs: opts.redisCommandTimeoutMs ?? 5000, log: opts.log });
   return {
     kind: 'redis',
     keyPrefix,
@@ -66,6 +76,7 @@ export async function openStores(opts: { redisUrl?: string; keyPrefix?: string; 
       await redis.ping();
     },
     async close() {
+      stopWatchdog();
       if (redis.isOpen) await redis.quit().catch(() => redis.destroy());
     },
   };

@@ -69,3 +69,57 @@ describe.runIf(runnable)('Redis stopped during a run', () => {
     expect((await request(`${server.url}/readyz`)).status).toBe(200);
   }, 60_000);
 });
+
+describe.runIf(runnable)('Redis frozen during a run (connected, not answering)', () => {
+  let redis: Awaited<ReturnType<typeof privateRedis>>;
+  let services: TestServices;
+  let server: TestServer;
+  let site: { sitekey: string; secret: string };
+  const origin = 'https://shop.example';
+
+  beforeAll(async () => {
+    redis = await privateRedis();
+    // The watchdog (src/stores/redis-watchdog.ts) stands in for a per-command timeout.
+    services = await openTestServices({ env: { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '400' } });
+    server = await startTestServer(services);
+    site = await createTestSite(services, [origin]);
+  });
+  afterAll(async () => {
+    redis?.resume();
+    await server?.close();
+    await services?.cleanup();
+    await redis?.stop();
+  });
+
+  const v3 = () => v3Token(server.url, { sitekey: site.sitekey, origin, action: 'a' });
+
+  it('fails the waiting calls closed instead of hanging them, then recovers without a restart', async () => {
+    const before = await v3();
+    expect(before.status).toBe(201);
+
+    redis.pause();
+    try {
+      // Both answer (no hang): siteverify with its protocol's internal-error, a challenge 503.
+      const [verdict, challenge] = await Promise.all([
+        siteverify(server.url, { secret: site.secret, response: before.body.token }),
+        v3(),
+      ]);
+      expect(verdict.status).toBe(200);
+      expect(verdict.body).toEqual({ success: false, 'error-codes': ['internal-error'] });
+      expect(challenge.status).toBe(503);
+      expect((await request(`${server.url}/readyz`)).status).toBe(503);
+    } finally {
+      redis.resume();
+    }
+
+    let recovered = 0;
+    for (let i = 0; i < 100 && recovered !== 201; i++) {
+      recovered = (await v3()).status;
+      if (recovered !== 201) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(recovered).toBe(201);
+    const fresh = await v3();
+    expect((await siteverify(server.url, { secret: site.secret, response: fresh.body.token })).body.success).toBe(true);
+    expect((await request(`${server.url}/readyz`)).status).toBe(200);
+  }, 60_000);
+});

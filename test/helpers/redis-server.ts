@@ -9,7 +9,8 @@ export function hasRedisServer(): boolean {
 
 /**
  * A private Redis on a loopback port, for tests that stop and start it. Keeps nothing on
- * disk. `stop()` kills it; `start()` brings it back on the same port.
+ * disk. `stop()` kills it; `start()` brings it back on the same port; `pause()` freezes it
+ * with its connections open, `resume()` thaws it.
  */
 export async function privateRedis() {
   const port = await freePort();
@@ -35,6 +36,9 @@ export async function privateRedis() {
     child.kill('SIGKILL');
     await exited;
   };
+  // Frozen, not gone: the process stops (SIGSTOP), its connections stay open and unanswered.
+  const pause = () => child?.kill('SIGSTOP');
+  const resume = () => child?.kill('SIGCONT');
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, start, stop };
+  return { url: `redis://127.0.0.1:${port}`, port, start, stop, pause, resume };
 }
