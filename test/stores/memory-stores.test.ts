@@ -30,13 +30,28 @@ describe('TtlMap', () => {
     expect(map.get('b')).toBe('x');
   });
 
-  it('sweeps expired entries on writes without reading them', () => {
+  it('sweeps expired entries on writes without reading them, a few per write', () => {
     let t = 0;
-    const map = new TtlMap<number>({ now: () => t, sweepIntervalMs: 100 });
+    const map = new TtlMap<number>({ now: () => t });
     for (let i = 0; i < 50; i++) map.set(`k${i}`, i, 50);
     t = 200;
-    map.set('fresh', 1, 1000); // triggers the sweep
-    expect(map.size).toBe(1);
+    map.set('fresh0', 0, 1000);
+    // One write examines a few entries, not the whole map.
+    expect(map.size).toBeGreaterThan(40);
+    for (let i = 1; i < 20; i++) map.set(`fresh${i}`, i, 1000);
+    expect(map.size).toBe(20);
+    expect(map.get('fresh0')).toBe(0);
+  });
+
+  it('keeps sweeping across passes as entries come and go', () => {
+    let t = 0;
+    const map = new TtlMap<number>({ now: () => t });
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 100; i++) map.set(`r${round}-${i}`, i, 10);
+      t += 20; // this round's entries expire; the next round's writes sweep them
+    }
+    for (let i = 0; i < 100; i++) map.set(`last${i}`, i, 1000);
+    expect(map.size).toBe(100);
   });
 
   it('evicts the oldest entries beyond maxEntries', () => {
@@ -63,14 +78,15 @@ describe('TtlMap', () => {
     expect(map.get('k11')).toBe(11);
   });
 
-  it('drops expired entries before live ones when the cap is hit and a sweep is due', () => {
+  it('evicts expired entries as the sweep reaches them, so a full map holds live ones', () => {
     let t = 0;
-    const map = new TtlMap<number>({ now: () => t, maxEntries: 100, sweepIntervalMs: 50 });
-    for (let i = 0; i < 50; i++) map.set(`live${i}`, i, 10_000);
+    const map = new TtlMap<number>({ now: () => t, maxEntries: 100 });
     for (let i = 0; i < 50; i++) map.set(`short${i}`, i, 10);
+    for (let i = 0; i < 50; i++) map.set(`live${i}`, i, 10_000);
     t = 100;
-    map.set('over', 1, 10_000);
-    expect(map.size).toBe(51);
+    // 40 writes examine 160 entries: at least one whole pass over the map, wherever it stood.
+    for (let i = 0; i < 40; i++) map.set(`more${i}`, i, 10_000);
+    expect(map.size).toBe(90);
     expect(map.get('live0')).toBe(0);
   });
 });
