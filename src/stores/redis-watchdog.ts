@@ -24,36 +24,64 @@ export interface RedisWatchdogOptions {
  * connection is closed, which rejects every waiting command at once (callers fail closed),
  * and opened again. A command therefore fails at most `timeoutMs` plus one tick after Redis
  * stalls, as it would have with a per-command timeout of that length. While the client is
- * closed or reconnecting, commands fail at once (`disableOfflineQueue`).
+ * closed or reconnecting, commands fail at once (`disableOfflineQueue`); a client not ready
+ * for `timeoutMs` (a handshake with a frozen server waits forever) is connected again.
  */
 export function watchRedis(client: RedisClient, opts: RedisWatchdogOptions): () => void {
   const tickMs = Math.max(25, Math.min(1000, Math.floor(opts.timeoutMs / 4)));
   /** When the outstanding PING was sent; 0 when none is out. */
   let probeSentAt = 0;
+  /** Since when the open client has not been ready; 0 while it is. */
+  let notReadySince = 0;
   let reopening = false;
   let stopped = false;
+  let lastLogged = 0;
+  const warn = (obj: object, msg: string) => {
+    // An outage repeats this every tick; log at most once every 5 s.
+    if (Date.now() - lastLogged < 5000) return;
+    lastLogged = Date.now();
+    opts.log?.warn(obj, msg);
+  };
 
   const reopen = () => {
     if (reopening || stopped) return;
     reopening = true;
     client
       .connect()
-      .catch((err: unknown) => opts.log?.warn({ err }, 'redis: reconnecting after a stall failed; trying again'))
+      .catch((err: unknown) => warn({ err }, 'redis: connecting again failed; trying again'))
       .finally(() => {
         reopening = false;
       });
   };
 
+  /** Fails every waiting command (closing the connection rejects them) and connects again. */
+  const restart = (why: string) => {
+    warn({ timeoutMs: opts.timeoutMs }, why);
+    opts.onStall?.();
+    probeSentAt = 0;
+    notReadySince = 0;
+    client.destroy();
+    reopen();
+  };
+
   const tick = () => {
     if (stopped) return;
     if (!client.isOpen) {
-      // Closed by a stall (or a reconnect that failed): open it again.
+      // Closed by a stall (or a connection attempt that failed): open it again.
       probeSentAt = 0;
+      notReadySince = 0;
       reopen();
       return;
     }
-    if (!client.isReady) return; // reconnecting by itself; commands fail at once meanwhile
     const now = Date.now();
+    if (!client.isReady) {
+      // Reconnecting by itself (commands fail at once meanwhile), or stuck in the handshake of
+      // a connection to a frozen server, which nothing else would time out.
+      if (notReadySince === 0) notReadySince = now;
+      else if (now - notReadySince >= opts.timeoutMs) restart('redis not ready in time; connecting again');
+      return;
+    }
+    notReadySince = 0;
     if (probeSentAt === 0) {
       probeSentAt = now;
       const sentAt = now;
@@ -63,15 +91,8 @@ export function watchRedis(client: RedisClient, opts: RedisWatchdogOptions): () 
       client.ping().then(settle, settle);
       return;
     }
-    if (now - probeSentAt < opts.timeoutMs) return;
-    opts.log?.warn(
-      { timeoutMs: opts.timeoutMs },
-      'redis did not answer in time; failing its commands and reconnecting',
-    );
-    opts.onStall?.();
-    probeSentAt = 0;
-    client.destroy();
-    reopen();
+    if (now - probeSentAt >= opts.timeoutMs)
+      restart('redis did not answer in time; failing its commands and reconnecting');
   };
 
   const timer = setInterval(tick, tickMs);

@@ -108,6 +108,9 @@ describe.runIf(runnable)('Redis frozen during a run (connected, not answering)',
       expect(verdict.body).toEqual({ success: false, 'error-codes': ['internal-error'] });
       expect(challenge.status).toBe(503);
       expect((await request(`${server.url}/readyz`)).status).toBe(503);
+      // Frozen across several watchdog rounds: each new connection's handshake hangs too.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await v3()).status).toBe(503);
     } finally {
       redis.resume();
     }
