@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { connectRedis, type RedisClient } from './redis-client.ts';
 import { watchRedis } from './redis-watchdog.ts';
+import { windowSweeper } from './window-sweeper.ts';
 import { ioredisCommandBridge } from './ratelimit-bridge.ts';
 import { memoryChallengeStore, redisChallengeStore, type ChallengeStore } from './challenge-store.ts';
 import { memorySpentTokenStore, redisSpentTokenStore, type SpentTokenStore } from './spent-token-store.ts';
@@ -42,12 +43,9 @@ export async function openStores(opts: StoreOptions): Promise<Stores> {
   const keyPrefix = opts.keyPrefix ?? 'ac:';
   if (!opts.redisUrl) {
     const limits = new Map<string, unknown>();
-    // koa-ratelimit's memory driver never deletes a window; sweep ended ones so counters for
-    // many distinct addresses do not accumulate.
-    const sweep = setInterval(() => {
-      const now = Date.now() / 1000;
-      for (const [key, entry] of limits) if ((entry as { reset?: number }).reset! < now) limits.delete(key);
-    }, 60_000);
+    // koa-ratelimit's memory driver never deletes a window: drop ended ones, a slice a second.
+    const sweeper = windowSweeper(limits);
+    const sweep = setInterval(() => sweeper.tick(), 1000);
     sweep.unref();
     return {
       kind: 'memory',

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryChallengeStore, TtlMap } from '../../src/stores/challenge-store.ts';
 import { memoryCounterStore } from '../../src/stores/counter-store.ts';
 import { memorySpentTokenStore } from '../../src/stores/spent-token-store.ts';
+import { windowSweeper } from '../../src/stores/window-sweeper.ts';
 
 /** Memory-only behaviour the contract cannot pin down exactly: boundaries, sweeping, bounds. */
 describe('TtlMap', () => {
@@ -117,5 +118,32 @@ describe('memory stores with the default clock', () => {
   it('reject non-positive TTLs', async () => {
     await expect(memoryChallengeStore('p:').create('a', {}, 0)).rejects.toThrow(RangeError);
     await expect(memorySpentTokenStore('p:').redeem('a', Number.NaN)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('windowSweeper (koa-ratelimit memory windows)', () => {
+  it('drops ended windows a slice per tick, resuming where it stopped', () => {
+    let t = 0;
+    const windows = new Map<string, unknown>();
+    for (let i = 0; i < 30; i++) windows.set(`ended${i}`, { reset: 1 });
+    for (let i = 0; i < 10; i++) windows.set(`open${i}`, { reset: 100 });
+    const sweeper = windowSweeper(windows, { perTick: 10, now: () => t });
+    t = 2000;
+    sweeper.tick();
+    expect(windows.size).toBe(30);
+    sweeper.tick();
+    sweeper.tick();
+    expect(windows.size).toBe(10);
+    sweeper.tick(); // the open ones stay
+    expect([...windows.keys()]).toEqual(Array.from({ length: 10 }, (_, i) => `open${i}`));
+  });
+
+  it('trims the oldest-started windows past the cap, down to 1% below it', () => {
+    const windows = new Map<string, unknown>();
+    for (let i = 0; i < 1200; i++) windows.set(`w${i}`, { reset: 10_000 });
+    windowSweeper(windows, { maxEntries: 1000, now: () => 0 }).tick();
+    expect(windows.size).toBe(990);
+    expect(windows.has('w209')).toBe(false);
+    expect(windows.has('w210')).toBe(true);
   });
 });
