@@ -6,6 +6,7 @@ import type { ReportResult } from '../entities/report.entity.ts';
 import { gradeOf } from '../analyzer/scoring.ts';
 import { likeContains } from './pagination.ts';
 import { lockReportsOf } from './search-totals.ts';
+import { sql } from './sql.ts';
 
 /** What a report contributes to its project's aggregates. */
 export interface ReportContribution {
@@ -14,13 +15,6 @@ export interface ReportContribution {
   score: number;
   result: ReportResult;
   createdAt: Date;
-}
-
-/** One row of a raw query: column name to value, as the driver returns it. */
-type Row = Record<string, unknown>;
-
-async function sql(em: EntityManager, query: string, params: unknown[]): Promise<Row[]> {
-  return em.getConnection().execute<Row[]>(query, params, 'all', em.getTransactionContext());
 }
 
 const resultColumn: Record<ReportResult, string> = { good: 'good_count', decent: 'decent_count', bad: 'bad_count' };

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from './sql.ts';
 
 /**
  * Exact totals of report searches, counted once per state of the user's reports.
@@ -9,13 +10,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * 1,000,000 reports: the trigram index scan and a recheck of every match). The count only
  * changes when the user's reports do, and `users.reports_version` changes in every
  * transaction that writes one of them (triggers on `reports`, migration 20261125100000). So
- * a total counted together with the version, in one snapshot (a repeatable-read transaction), is the
- * exact total for as long as the version reads the same: paging through a search, or the
- * same search again, costs a one-row read instead of a count. The version is read from the
+ * a total counted together with the version, in one snapshot (a repeatable-read
+ * transaction), is the exact total for as long as the version reads the same: paging
+ * through a search, or the same search again, costs a one-row read instead of a count. The version is read from the
  * database on every call, so a write through any instance is seen by all of them at once.
  */
 
-/** Totals kept per process: a key is a few dozen bytes, so this is well under a megabyte. */
+/** Totals kept per process; a key is at most about 500 bytes (a search is at most 200 characters). */
 const MAX_TOTALS = 10_000;
 
 /** One cache per ORM instance (per database): tests open many in one process. */
@@ -28,12 +29,6 @@ function cacheOf(em: EntityManager): LRUCache<string, number> {
     caches.set(em.config, cache);
   }
   return cache;
-}
-
-type Row = Record<string, unknown>;
-
-async function sql(em: EntityManager, query: string, params: unknown[]): Promise<Row[]> {
-  return em.getConnection().execute<Row[]>(query, params, 'all', em.getTransactionContext());
 }
 
 /** The version of the user's reports now (0 before their first write). */
