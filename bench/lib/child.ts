@@ -31,12 +31,15 @@ function productionNodeFlags(): string[] {
 export interface GcTotals {
   collections: number;
   pauseMs: number;
-  /** The longest single pause (from {@link gcSince}): a long one shows up in p99 too. */
-  maxPauseMs: number;
   allocatedBytes: number;
   promotedBytes: number;
-  /** Every pause so far, in order (shared, not copied). */
-  pauses?: readonly number[];
+  /** Every pause so far, in ms, in order (shared, not copied). */
+  pauses: readonly number[];
+}
+
+/** What {@link gcSince} adds: the longest single pause, which shows up in p99 too. */
+export interface GcRun extends Omit<GcTotals, 'pauses'> {
+  maxPauseMs: number;
 }
 
 export interface ChildServer<T> {
@@ -48,11 +51,11 @@ export interface ChildServer<T> {
 }
 
 /** The totals added between two readings of {@link ChildServer.gc}. */
-export function gcSince(before: GcTotals, after: GcTotals): GcTotals {
+export function gcSince(before: GcTotals, after: GcTotals): GcRun {
   return {
     collections: after.collections - before.collections,
     pauseMs: after.pauseMs - before.pauseMs,
-    maxPauseMs: Math.max(0, ...(after.pauses ?? []).slice(before.collections, after.collections)),
+    maxPauseMs: Math.max(0, ...after.pauses.slice(before.collections, after.collections)),
     allocatedBytes: after.allocatedBytes - before.allocatedBytes,
     promotedBytes: after.promotedBytes - before.promotedBytes,
   };
@@ -60,11 +63,11 @@ export function gcSince(before: GcTotals, after: GcTotals): GcTotals {
 
 const gcFields = { pause: /\bpause=([0-9.]+)/, allocated: /\ballocated=([0-9.]+)/, promoted: /\bpromoted=([0-9.]+)/ };
 
-function addGcLine(totals: GcTotals, pauses: number[], line: string): void {
+function addGcLine(totals: GcTotals & { pauses: number[] }, line: string): void {
   if (!line.includes(' gc=')) return;
   const field = (name: keyof typeof gcFields) => Number(gcFields[name].exec(line)?.[1] ?? 0);
   totals.collections++;
-  pauses.push(field('pause'));
+  totals.pauses.push(field('pause'));
   totals.pauseMs += field('pause');
   totals.allocatedBytes += field('allocated');
   totals.promotedBytes += field('promoted');
@@ -97,14 +100,13 @@ export function startChild<T>(
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  const totals: GcTotals = { collections: 0, pauseMs: 0, maxPauseMs: 0, allocatedBytes: 0, promotedBytes: 0 };
-  const pauses: number[] = [];
+  const totals = { collections: 0, pauseMs: 0, allocatedBytes: 0, promotedBytes: 0, pauses: [] as number[] };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s`)), 60_000);
     let started = false;
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (started || !line.startsWith('{')) {
-        addGcLine(totals, pauses, line);
+        addGcLine(totals, line);
         return;
       }
       started = true;
@@ -112,7 +114,7 @@ export function startChild<T>(
       resolve({
         info: JSON.parse(line) as T,
         child,
-        gc: () => ({ ...totals, pauses }),
+        gc: () => ({ ...totals }),
         stop: () =>
           new Promise<void>((done) => {
             if (child.exitCode !== null) return done();

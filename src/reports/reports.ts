@@ -6,7 +6,7 @@ import { notFound, validationError } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
 import { addToProject, countReports, removeFromProject, type ReportContribution } from './projects.ts';
 import { likeContains } from './pagination.ts';
-import { knownSearchTotal, lockReportsOf, searchTotal } from './search-totals.ts';
+import { countSearchTotal, knownSearchTotal, lockReportsOf } from './search-totals.ts';
 import { shareUrl } from './share-page.ts';
 import type { ReportResults } from './results.ts';
 import { RawJson } from '../raw-json.ts';
@@ -174,12 +174,12 @@ const sortColumn = { id: 'id', generated_at: 'generatedAt', url: 'url', result: 
 
 /**
  * Counts the matching reports exactly: without a search from the project aggregates (no
- * scan of reports), with one by the trigram-indexed search on the lowered URL, once per
- * state of the user's reports (search-totals.ts).
+ * scan of reports), with one by the trigram-indexed search on the lowered URL, kept for
+ * {@link knownReportListTotal} while the user's reports stay as they are (search-totals.ts).
  */
 export async function countReportList(em: EntityManager, userId: number, q: ReportListQuery): Promise<number> {
   if (!q.search) return countReports(em, userId, { project: q.project, result: q.result });
-  return searchTotal(em, userId, searchFilter(q), (tx) => tx.count(ReportSchema, listWhere(userId, q)));
+  return countSearchTotal(em, userId, searchFilter(q), (tx) => tx.count(ReportSchema, listWhere(userId, q)));
 }
 
 /**

@@ -51,17 +51,15 @@ export async function knownSearchTotal(
 }
 
 /**
- * The exact total of a search, `filter` naming it (the search and its filters, not the
- * user). On a miss `count` runs beside a read of the version, in one snapshot.
+ * Counts a search's exact total (`filter` names it: the search and its filters, not the user)
+ * beside a read of the version, in one snapshot, and keeps it for {@link knownSearchTotal}.
  */
-export async function searchTotal(
+export async function countSearchTotal(
   em: EntityManager,
   userId: number,
   filter: unknown[],
   count: (em: EntityManager) => Promise<number>,
 ): Promise<number> {
-  const known = await knownSearchTotal(em, userId, filter);
-  if (known !== undefined) return known;
   // A fork of its own: the request's entity manager may hold changes this must not flush.
   const [version, total] = await em
     .fork()

@@ -1,4 +1,5 @@
 import { CompactJson, flatString } from './compact-json.ts';
+import { SweepPass, trimOldest } from './map-bounds.ts';
 import type { RedisClient } from './redis-client.ts';
 
 /**
@@ -35,21 +36,20 @@ export interface TtlMapOptions {
 /** Entries each write examines for expiry, resuming where the write before it stopped. */
 const SWEEP_STEP = 4;
 
+const expired = (e: { expiresAt: number }, now: number) => e.expiresAt <= now;
+
 /**
  * A Map whose entries expire. Expiry is checked on every read; each write also examines the
- * next few entries of one pass over the map that resumes where the last write stopped (a Map
- * iterator stays valid while the map changes), dropping expired ones, so a map of N entries
- * is swept every N/3 writes or so and no write pays for more than a few. A full sweep every
- * 30 s held the process for 28 ms at 1,000,000 spent tokens. Writes also keep the size at
- * most `maxEntries`. The clock is injected (no timers to unref or fake). Shared by the memory
- * stores in this folder.
+ * next few entries of one pass over the map (map-bounds.ts), dropping expired ones, so a map
+ * of N entries is swept every N/3 writes or so and no write pays for more than a few. Writes
+ * also keep the size at most `maxEntries`, dropping the oldest-inserted. The clock is
+ * injected (no timers to unref or fake). Shared by the memory stores in this folder.
  */
 export class TtlMap<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
   private readonly now: () => number;
   private readonly maxEntries: number;
-  /** Where the sweep goes on; undefined between passes. */
-  private cursor: MapIterator<[string, { value: V; expiresAt: number }]> | undefined;
+  private readonly sweep = new SweepPass(this.entries);
 
   constructor(opts: TtlMapOptions = {}) {
     this.now = opts.now ?? (() => Date.now()); // looked up per call, so fake timers apply
@@ -78,11 +78,11 @@ export class TtlMap<V> {
 
   /** Sets `key` for `ttlMs` from now, replacing any entry. */
   set(key: string, value: V, ttlMs: number): void {
-    this.sweepSome();
+    this.sweep.step(SWEEP_STEP, expired, this.now());
     this.entries.delete(key); // re-insert so insertion order stays expiry-ish order
     // Keys are often `prefix + id`: kept flat (see flatString), not as their two parts.
     this.entries.set(flatString(key), { value, expiresAt: this.now() + ttlMs });
-    this.evictOverflow();
+    trimOldest(this.entries, this.maxEntries);
   }
 
   /** Sets `key` only if there is no live entry; true if it did. */
@@ -105,33 +105,6 @@ export class TtlMap<V> {
     const live = this.entry(key) !== undefined;
     if (live) this.entries.delete(key);
     return live;
-  }
-
-  private sweepSome(): void {
-    const now = this.now();
-    for (let i = 0; i < SWEEP_STEP; i++) {
-      this.cursor ??= this.entries.entries();
-      const next = this.cursor.next();
-      if (next.done) {
-        this.cursor = undefined;
-        return;
-      }
-      if (next.value[1].expiresAt <= now) this.entries.delete(next.value[0]);
-    }
-  }
-
-  /**
-   * Past `maxEntries`: drops the oldest-inserted until 1% below the cap, so a full map costs
-   * each insert a constant amount. Sweeping the whole map on every insert past the cap cost 2 ms an insert
-   * at 200,000 entries: a flood of new client addresses could stall the process.
-   */
-  private evictOverflow(): void {
-    if (this.entries.size <= this.maxEntries) return;
-    const lowWater = this.maxEntries - Math.max(1, Math.floor(this.maxEntries / 100));
-    for (const key of this.entries.keys()) {
-      if (this.entries.size <= lowWater) break;
-      this.entries.delete(key);
-    }
   }
 }
 

@@ -5,8 +5,6 @@ export interface RedisWatchdogOptions {
   /** How long Redis may leave a command unanswered before its commands fail. */
   timeoutMs: number;
   log?: Logger;
-  /** Called each time a stall is detected (metrics, tests). */
-  onStall?: () => void;
 }
 
 /**
@@ -57,7 +55,6 @@ export function watchRedis(client: RedisClient, opts: RedisWatchdogOptions): () 
   /** Fails every waiting command (closing the connection rejects them) and connects again. */
   const restart = (why: string) => {
     warn({ timeoutMs: opts.timeoutMs }, why);
-    opts.onStall?.();
     probeSentAt = 0;
     notReadySince = 0;
     client.destroy();
