@@ -5,6 +5,7 @@
 //   BENCH_REDIS_URL   Redis for the second variant (default redis://127.0.0.1:6379; skipped if down)
 //   BENCH_STORES=memory  only the memory variant
 //   BENCH_CPU_PROF=dir  writes the service's CPU profile there and prints its top self time
+//   BENCH_WORK_US=10,20,60  busy waits for the work-budget rows (bench/lib/work-budget.ts)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createClient } from 'redis';
 import { sealToken, newTokenId } from '../src/captcha/tokens.ts';
@@ -12,11 +13,14 @@ import { startChild } from './lib/child.ts';
 import { fmt } from './lib/load.ts';
 import { hasWrk, loadAverage, runWrk, runWrkMeasured, type GcPerRequest, type WrkResult } from './lib/wrk.ts';
 import { monotonicUs, newestProfile, printTopSelfTime, type ProfileWindow } from './lib/cpu-profile.ts';
+import { printWorkBudget } from './lib/work-budget.ts';
 
 const CONNECTIONS = 64;
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 120_000);
+/** Busy waits for the work-budget rows (BENCH_WORK_US, comma-separated; empty skips them). */
+const WORK_BUDGET_US = (process.env.BENCH_WORK_US ?? '10,20,60').split(',').filter(Boolean).map(Number);
 
 interface ServiceInfo {
   port: number;
@@ -207,6 +211,13 @@ export async function main(): Promise<{ memory: number; redis?: number }> {
         `ratio siteverify/baseline (${store}): ${fmt(ratio, 2)} [rounds ${each.map((r) => fmt(r, 2)).join(' ')}] (target >= 0.5${ratio >= 0.5 ? ', met' : ', NOT met'}); p99 ${fmt(service.p99, 1)} ms (target <= 20${service.p99 <= 20 ? ', met' : ', NOT met'}); load average ${loadAverage()}`,
       );
     }
+    await printWorkBudget({
+      baseline: { port: baseline.info.port, pid: baseline.child.pid! },
+      request: BASELINE_REQUEST,
+      connections: CONNECTIONS,
+      durationSec: DURATION_SEC,
+      workUs: WORK_BUDGET_US,
+    });
   } finally {
     await baseline.stop();
   }
