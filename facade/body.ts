@@ -30,31 +30,30 @@ export function bodyParser(limitBytes: number): Middleware {
     encoding: 'utf-8' as const,
     queryString: { depth: 3, parameterLimit: 200, arrayLimit: 50 },
   };
-  return async (ctx, next) => {
-    if (hasBody(ctx.req)) {
-      const type = ctx.is('application/json', '+json', 'application/x-www-form-urlencoded');
-      if (!type) {
-        throw new AppError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          'Unsupported content type; send application/json or application/x-www-form-urlencoded.',
-        );
-      }
-      try {
-        ctx.request.body = (
-          type === 'application/x-www-form-urlencoded'
-            ? await coBody.form(ctx, formOptions)
-            : await coBody.json(ctx, jsonOptions)
-        ) as unknown;
-      } catch (err) {
-        // A body that does not inflate under its Content-Encoding is malformed, not our failure.
-        if (/^Z_/.test(String((err as { code?: unknown })?.code))) {
-          throw new AppError('BAD_REQUEST', 'Malformed request body.', { cause: err });
-        }
-        throw err;
-      }
+  const parse = async (ctx: Context) => {
+    const type = ctx.is('application/json', '+json', 'application/x-www-form-urlencoded');
+    if (!type) {
+      throw new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Unsupported content type; send application/json or application/x-www-form-urlencoded.',
+      );
     }
-    await next();
+    try {
+      ctx.request.body = (
+        type === 'application/x-www-form-urlencoded'
+          ? await coBody.form(ctx, formOptions)
+          : await coBody.json(ctx, jsonOptions)
+      ) as unknown;
+    } catch (err) {
+      // A body that does not inflate under its Content-Encoding is malformed, not our failure.
+      if (/^Z_/.test(String((err as { code?: unknown })?.code))) {
+        throw new AppError('BAD_REQUEST', 'Malformed request body.', { cause: err });
+      }
+      throw err;
+    }
   };
+  // Not an async function: a request without a body passes through with no promise of its own.
+  return (ctx, next) => (hasBody(ctx.req) ? parse(ctx).then(() => next()) : next());
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError } from '../src/errors.ts';
 import { closeAfterUnreadBody } from './body.ts';
@@ -9,26 +9,29 @@ import { toErrorResponse } from './errors.ts';
  * (404 for no route, 405 with its Allow header, 501) into the documented JSON shape.
  */
 export function errorHandler(): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-      if (ctx.respond === false) return;
-      if (ctx.body === undefined || ctx.body === null) {
-        if (ctx.status === 404) throw new AppError('NOT_FOUND', 'Not found.');
-        if (ctx.status === 405 || ctx.status === 501) throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed.');
-      }
-    } catch (err) {
-      const res = toErrorResponse(err);
-      if (res.unexpected) {
-        const log = (ctx.state as { log?: Logger }).log;
-        if (log) log.error({ err }, 'unhandled error');
-        else console.error('unhandled error', err);
-      }
-      if (ctx.headerSent || !ctx.writable) return;
-      closeAfterUnreadBody(ctx);
-      ctx.set(res.headers);
-      ctx.status = res.status;
-      ctx.body = res.body;
+  const answer = (ctx: Context, err: unknown) => {
+    const res = toErrorResponse(err);
+    if (res.unexpected) {
+      const log = (ctx.state as { log?: Logger }).log;
+      if (log) log.error({ err }, 'unhandled error');
+      else console.error('unhandled error', err);
     }
+    if (ctx.headerSent || !ctx.writable) return;
+    closeAfterUnreadBody(ctx);
+    ctx.set(res.headers);
+    ctx.status = res.status;
+    ctx.body = res.body;
   };
+  // One `then` rather than an async function around `await next()`: a promise less per request.
+  return (ctx, next) =>
+    next().then(
+      () => {
+        if (ctx.respond === false || (ctx.body !== undefined && ctx.body !== null)) return;
+        if (ctx.status === 404) answer(ctx, new AppError('NOT_FOUND', 'Not found.'));
+        else if (ctx.status === 405 || ctx.status === 501) {
+          answer(ctx, new AppError('METHOD_NOT_ALLOWED', 'Method not allowed.'));
+        }
+      },
+      (err: unknown) => answer(ctx, err),
+    );
 }

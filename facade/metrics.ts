@@ -46,7 +46,22 @@ function bearerMatches(header: string, token: string): boolean {
  */
 export function metricsMiddleware(services: Services): Middleware {
   const { metrics, config } = services;
-  return async (ctx, next) => {
+  const serveMetrics = async (ctx: Context) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed.', { headers: { Allow: 'GET, HEAD' } });
+    }
+    if (config.METRICS_TOKEN && !bearerMatches(ctx.get('Authorization'), config.METRICS_TOKEN)) {
+      throw new AppError('UNAUTHORIZED', 'A valid metrics token is required.', {
+        headers: { 'WWW-Authenticate': 'Bearer' },
+      });
+    }
+    const body = await metrics.registry.metrics();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = metrics.registry.contentType;
+    ctx.body = body;
+  };
+  // Not an async function: every other request passes through with no promise of its own.
+  return (ctx, next) => {
     const started = process.hrtime.bigint();
     // Assigned below once the request is known to be for /metrics; read when the response is done.
     let route: string | undefined = undefined;
@@ -61,22 +76,8 @@ export function metricsMiddleware(services: Services): Middleware {
       );
     });
 
-    if (ctx.path !== METRICS_PATH || !config.METRICS_ENABLED) {
-      await next();
-      return;
-    }
+    if (ctx.path !== METRICS_PATH || !config.METRICS_ENABLED) return next();
     route = METRICS_PATH;
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed.', { headers: { Allow: 'GET, HEAD' } });
-    }
-    if (config.METRICS_TOKEN && !bearerMatches(ctx.get('Authorization'), config.METRICS_TOKEN)) {
-      throw new AppError('UNAUTHORIZED', 'A valid metrics token is required.', {
-        headers: { 'WWW-Authenticate': 'Bearer' },
-      });
-    }
-    const body = await metrics.registry.metrics();
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = metrics.registry.contentType;
-    ctx.body = body;
+    return serveMetrics(ctx);
   };
 }

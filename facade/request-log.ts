@@ -46,7 +46,7 @@ export function whenResponseDone(ctx: Context, fn: Done): void {
  * Logging when the response is done (its 'close') also covers /trpc, which writes the response itself.
  */
 export function requestLog(log: Logger): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
     const requestId = incoming && acceptableId.test(incoming) ? incoming : randomUUID();
     const state = new RequestState(requestId, log);
@@ -64,6 +64,6 @@ export function requestLog(log: Logger): Middleware {
       );
     };
     ctx.res.once('close', done);
-    await next();
+    return next();
   };
 }

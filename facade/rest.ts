@@ -31,7 +31,7 @@ function invoker(router: AnyRouter, route: RouteEntry) {
  * siteverify secrets in a URL end up in proxy and access logs. A query string on such a
  * route is a 400 naming the fields (siteverify answers `bad-request`), before the body is read.
  */
-const fieldsInBodyOnly: Middleware = async (ctx, next) => {
+const fieldsInBodyOnly: Middleware = (ctx, next) => {
   // The raw query string first: most requests have none, and parsing it builds objects.
   const names = ctx.querystring ? Object.keys(ctx.query) : [];
   if (names.length) {
@@ -46,7 +46,7 @@ const fieldsInBodyOnly: Middleware = async (ctx, next) => {
       },
     );
   }
-  await next();
+  return next();
 };
 
 /** Path params win over body fields, so a URL cannot be overridden; only GET and DELETE read the query. */
@@ -104,8 +104,7 @@ export function restRoutes(services: Services, router: AnyRouter): RestRoutes {
     }
     if (methodHasBody(route.method)) chain.push(fieldsInBodyOnly, parseBody);
     const call = invoker(router, route);
-    chain.push(async (ctx) => {
-      const result = await call(contextFromKoa(services, ctx), assembleInput(ctx, route));
+    const send = (ctx: Context, result: unknown) => {
       ctx.status = route.meta.successStatus ?? 200;
       if (route.meta.responseType) {
         ctx.type = route.meta.responseType;
@@ -119,7 +118,10 @@ export function restRoutes(services: Services, router: AnyRouter): RestRoutes {
       } else {
         ctx.body = result ?? { ok: true };
       }
-    });
+    };
+    chain.push((ctx) =>
+      call(contextFromKoa(services, ctx), assembleInput(ctx, route)).then((result) => send(ctx, result)),
+    );
     koaRouter.register(route.routerPath, [route.method], chain);
     if (!route.routerPath.includes(':')) {
       exactRoutes.set(`${route.method} ${route.routerPath}`, { pattern: route.routerPath, run: compose(chain) });

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Metrics } from '../src/metrics.ts';
 import { closeAfterUnreadBody } from './body.ts';
 import { toErrorResponse } from './errors.ts';
@@ -11,23 +11,20 @@ import { facadeState } from './koa-context.ts';
  * rate-limited call HTTP 429 with `rate-limited` (our extension) and Retry-After.
  */
 export function siteverifyShape(metrics?: Metrics): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      const res = toErrorResponse(err);
-      for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
-      closeAfterUnreadBody(ctx);
-      if (res.unexpected) {
-        const log = facadeState(ctx).log;
-        if (log) log.error({ err }, 'siteverify failed');
-        else console.error({ err }, 'siteverify failed');
-      }
-      const code = res.status === 429 ? 'rate-limited' : res.status >= 500 ? 'internal-error' : 'bad-request';
-      ctx.status = res.status === 429 ? 429 : 200;
-      const verdict = { success: false, 'error-codes': [code] };
-      ctx.body = verdict;
-      metrics?.countVerdict(verdict);
+  const answer = (ctx: Context, err: unknown) => {
+    const res = toErrorResponse(err);
+    for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
+    closeAfterUnreadBody(ctx);
+    if (res.unexpected) {
+      const log = facadeState(ctx).log;
+      if (log) log.error({ err }, 'siteverify failed');
+      else console.error({ err }, 'siteverify failed');
     }
+    const code = res.status === 429 ? 'rate-limited' : res.status >= 500 ? 'internal-error' : 'bad-request';
+    ctx.status = res.status === 429 ? 429 : 200;
+    const verdict = { success: false, 'error-codes': [code] };
+    ctx.body = verdict;
+    metrics?.countVerdict(verdict);
   };
+  return (ctx, next) => next().then(undefined, (err: unknown) => answer(ctx, err));
 }
