@@ -8,6 +8,7 @@ import { baseOptions } from './options.ts';
 import { StatementSafePGliteDriver } from './pglite-statements.ts';
 import { EMBEDDED_LOCK_STALE_MS, lockEmbeddedDatabase, type HeldLock } from './lock.ts';
 import { embeddedWasmModule } from './pglite-module.ts';
+import { scopeOrmStorages } from './orm-storage.ts';
 
 export interface DatabaseTarget {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
@@ -33,6 +34,7 @@ export interface Database {
  * `overrides` are merged last (tests use them for pool sizes, debug and such).
  */
 export async function initORM(target: DatabaseTarget, overrides: Partial<Options> = {}): Promise<Database> {
+  scopeOrmStorages();
   if (target.databaseUrl) {
     const orm = await MikroORM.init({
       ...baseOptions(),
