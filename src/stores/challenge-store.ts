@@ -1,6 +1,7 @@
 import { CompactJson, flatString } from './compact-json.ts';
 import { SweepPass, trimOldest } from './map-bounds.ts';
 import type { RedisClient } from './redis-client.ts';
+import { redisScript } from './redis-script.ts';
 
 /**
  * Short-lived per-challenge state (image answers, attempts left, proof-of-work puzzles),
@@ -149,12 +150,12 @@ export function memoryChallengeStore<S extends object>(
 }
 
 /** Compare-and-set: write ARGV[2] (or delete when ARGV[3] is '1') only if the value is still ARGV[1]. */
-const casScript = `
+const casScript = redisScript(`
 local cur = redis.call('GET', KEYS[1])
 if cur ~= ARGV[1] then return 0 end
 if ARGV[3] == '1' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
 return 1
-`;
+`);
 
 /** Optimistic attempts before {@link ChallengeStore.update} gives up on a hot key. */
 const MAX_UPDATE_ATTEMPTS = 100;
@@ -185,7 +186,7 @@ export function redisChallengeStore<S extends object>(client: RedisClient, prefi
         if (json === null) return null;
         const next = fn(JSON.parse(json) as S);
         const nextJson = next === null ? '' : JSON.stringify(next);
-        const swapped = await client.eval(casScript, {
+        const swapped = await casScript(client, {
           keys: [key],
           arguments: [json, nextJson, next === null ? '1' : '0'],
         });

@@ -1,5 +1,6 @@
 import type { RedisClient } from './redis-client.ts';
 import { positiveTtl, TtlMap } from './challenge-store.ts';
+import { redisScript } from './redis-script.ts';
 
 /**
  * Fixed-window counters (requests per address or per site per minute, fed to risk scoring).
@@ -30,17 +31,17 @@ export function memoryCounterStore(prefix: string, now: () => number = () => Dat
 }
 
 /** INCR, and set the expiry when the key has none (i.e. it was just created): one atomic step. */
-const hitScript = `
+const hitScript = redisScript(`
 local n = redis.call('INCR', KEYS[1])
 if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
-`;
+`);
 
 /** Redis counters: INCR plus PEXPIRE-if-none in a Lua script. */
 export function redisCounterStore(client: RedisClient, prefix: string): CounterStore {
   return {
     async hit(key, windowMs) {
-      const n = await client.eval(hitScript, { keys: [prefix + key], arguments: [String(positiveTtl(windowMs))] });
+      const n = await hitScript(client, { keys: [prefix + key], arguments: [String(positiveTtl(windowMs))] });
       return Number(n);
     },
     async count(key) {

@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { RedisClient } from './redis-client.ts';
+import { redisScript } from './redis-script.ts';
 
 /**
  * async-ratelimiter's sliding log, with one change: each request is a member of its own.
@@ -37,6 +38,8 @@ redis.call('PEXPIRE', key, duration)
 return {remaining, math.floor((oldest + duration) / 1000), max}
 `;
 
+const slidingLog = redisScript(SLIDING_LOG_LUA);
+
 /** The library's command name and key count; anything else it defines is refused. */
 const LIBRARY_COMMAND = { name: 'ratelimiter', numberOfKeys: 1 };
 
@@ -44,27 +47,19 @@ const LIBRARY_COMMAND = { name: 'ratelimiter', numberOfKeys: 1 };
  * koa-ratelimit's redis driver (async-ratelimiter) is written for ioredis: it calls
  * `db.defineCommand(name, {lua, numberOfKeys})` once and then `db[name](...keys, ...args)`.
  * This adapts the one node-redis client to that, with the sliding log above in place of the
- * library's script: EVALSHA, falling back to EVAL when the server has not cached the script
- * yet (after a restart, say).
+ * library's script.
  */
 export function ioredisCommandBridge(client: RedisClient): Record<string, unknown> {
   const processId = randomBytes(6).toString('base64url');
   let sequence = 0;
-  const sha = createHash('sha1').update(SLIDING_LOG_LUA).digest('hex');
   const bridge: Record<string, unknown> = {
     defineCommand(name: string, { numberOfKeys }: { numberOfKeys: number }) {
       if (name !== LIBRARY_COMMAND.name || numberOfKeys !== LIBRARY_COMMAND.numberOfKeys) {
         throw new Error(`unexpected rate-limit command ${name}/${numberOfKeys}`);
       }
-      bridge[name] = async (key: string, ...args: (string | number)[]) => {
+      bridge[name] = (key: string, ...args: (string | number)[]) => {
         sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
-        const options = { keys: [key], arguments: [...args.map(String), `${processId}:${sequence}`] };
-        try {
-          return await client.evalSha(sha, options);
-        } catch (err) {
-          if (err instanceof Error && err.message.startsWith('NOSCRIPT')) return client.eval(SLIDING_LOG_LUA, options);
-          throw err;
-        }
+        return slidingLog(client, { keys: [key], arguments: [...args.map(String), `${processId}:${sequence}`] });
       };
     },
   };
