@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './stores/redis-watchdog.ts';
 
 /** Thrown when the environment holds a bad value; `message` is one line naming the variable. */
 export class ConfigError extends Error {
@@ -63,7 +64,7 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
   /** How long Redis may leave a command unanswered before the service fails its commands (and reconnects). */
-  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(DEFAULT_REDIS_COMMAND_TIMEOUT_MS),
   DATA_DIR: z.string().min(1).default('./data'),
   TOKEN_KEY: tokenKey.optional(),
   TRUST_PROXY: booleanFlag.default(false),

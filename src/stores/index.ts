@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { connectRedis, type RedisClient } from './redis-client.ts';
-import { watchRedis } from './redis-watchdog.ts';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, watchRedis } from './redis-watchdog.ts';
 import { windowSweeper } from './window-sweeper.ts';
 import { ioredisCommandBridge } from './ratelimit-bridge.ts';
 import { memoryChallengeStore, redisChallengeStore, type ChallengeStore } from './challenge-store.ts';
@@ -61,7 +61,10 @@ export async function openStores(opts: StoreOptions): Promise<Stores> {
     };
   }
   const redis = await connectRedis(opts.redisUrl, opts.log);
-  const stopWatchdog = watchRedis(redis, { timeoutMs: opts.redisCommandTimeoutMs ?? 5000, log: opts.log });
+  const stopWatchdog = watchRedis(redis, {
+    timeoutMs: opts.redisCommandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    log: opts.log,
+  });
   return {
     kind: 'redis',
     keyPrefix,

@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
 import type { RedisClient } from './redis-client.ts';
 
+/** The default of REDIS_COMMAND_TIMEOUT_MS (src/config.ts) and of stores opened without it. */
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 5000;
+
 export interface RedisWatchdogOptions {
   /** How long Redis may leave a command unanswered before its commands fail. */
   timeoutMs: number;
