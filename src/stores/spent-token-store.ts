@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers';
 import type { RedisClient } from './redis-client.ts';
 import { positiveTtl, TtlMap } from './challenge-store.ts';
 
@@ -20,19 +21,37 @@ export interface SpentTokenStore {
   recallVerdict(key: string): Promise<object | null>;
 }
 
-/** Process-memory spent-token store; `now` is injectable for fake time. */
+/**
+ * Resolves in the event loop's check phase, after every socket of the current poll has been
+ * read. From node:timers, so tests' fake timers (which replace the global) leave it real.
+ */
+const checkPhase = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Process-memory spent-token store; `now` is injectable for fake time.
+ *
+ * Each call waits for the check phase before it touches the map, as a Redis reply arrives
+ * in a later turn. Under load, siteverify requests read in one poll then finish together:
+ * the first half of each (parsing, validation, decryption) runs over the batch, then the
+ * second (redemption, response). bench/siteverify measured 25-33% more requests per second
+ * and a third of the p99 this way on memory stores (same process, alternating runs); the
+ * map step itself stays synchronous after the wait, so redemption is still exactly once.
+ */
 export function memorySpentTokenStore(prefix: string, now: () => number = () => Date.now()): SpentTokenStore {
   // A generous bound: evicting a live spent mark would allow a replay, so it must not be hit in
   // normal operation (1M marks ≈ 3,300 redemptions/s sustained over the 5-minute token life).
   const map = new TtlMap<string>({ now, maxEntries: 1_000_000 });
   return {
     async redeem(tokenId, ttlMs) {
+      await checkPhase();
       return map.setIfAbsent(`${prefix}t:${tokenId}`, '1', positiveTtl(ttlMs));
     },
     async rememberVerdict(key, verdict, ttlMs) {
+      await checkPhase();
       map.setIfAbsent(`${prefix}v:${key}`, JSON.stringify(verdict), positiveTtl(ttlMs));
     },
     async recallVerdict(key) {
+      await checkPhase();
       return parseObject(map.get(`${prefix}v:${key}`));
     },
   };
