@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import ipaddr from 'ipaddr.js';
 import { clientKey, networkKey } from '../../src/net/client-key.ts';
 
 describe('client keys', () => {
@@ -19,5 +20,25 @@ describe('client keys', () => {
   it('reads IPv4-mapped IPv6 as IPv4 and keeps anything unparseable as given', () => {
     expect(clientKey('::ffff:192.0.2.5')).toBe('192.0.2.5');
     expect(clientKey('not-an-ip')).toBe('not-an-ip');
+  });
+
+  it('gives a canonical IPv4 address the keys ipaddr.js reads in it, and parses every other form', () => {
+    for (let i = 0; i < 2000; i++) {
+      const octets = [0, 0, 0, 0].map(() => Math.floor(Math.random() * 256));
+      // Edges as well as random values: 0, 9, 10, 99, 100, 199, 200, 249, 250, 255.
+      if (i < 40) octets[i % 4] = [0, 9, 10, 99, 100, 199, 200, 249, 250, 255][i % 10];
+      const ip = octets.join('.');
+      const parsed = ipaddr.parse(ip) as ipaddr.IPv4;
+      expect(clientKey(ip)).toBe(parsed.toString());
+      expect(networkKey(ip)).toBe(`${parsed.octets.slice(0, 3).join('.')}.0/24`);
+      expect(clientKey(`::ffff:${ip}`)).toBe(clientKey(ip));
+    }
+    // Not canonical: still read as ipaddr.js reads them (octal, hex, short forms, spaces).
+    expect(clientKey('010.1.1.1')).toBe('8.1.1.1');
+    expect(clientKey('0x7f.0.0.1')).toBe('127.0.0.1');
+    expect(clientKey('127.1')).toBe('127.0.0.1');
+    expect(clientKey(' 192.0.2.1 ')).toBe('192.0.2.1');
+    expect(networkKey('1.2.3.04')).toBe('1.2.3.0/24');
+    expect(clientKey('256.1.1.1')).toBe('256.1.1.1');
   });
 });
