@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
@@ -73,27 +73,47 @@ function addGcLine(totals: GcTotals & { pauses: number[] }, line: string): void 
   totals.promotedBytes += field('promoted');
 }
 
+let compiled: Promise<void> | undefined;
+
 /**
- * Starts a TypeScript server script in its own process (so load generation and serving do
- * not share an event loop), with the production V8 flags (the bare baselines too, so both
- * sides of a ratio run alike), and waits for the JSON line it prints once listening.
+ * Builds the service as `npm start` does (scripts/build.ts: dist/ and the widget bundles) and
+ * the benchmark servers beside it (tsconfig.bench.json), once per benchmark process.
  */
-export function startChild<T>(
+function compileServers(): Promise<void> {
+  compiled ??= (async () => {
+    const { build } = await import('../../scripts/build.ts');
+    await build();
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const done = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.bench.json')], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    if (done.status !== 0) throw new Error(`compiling the benchmark servers failed (${done.status ?? done.signal})`);
+  })();
+  return compiled;
+}
+
+/**
+ * Starts a server script in its own process (so load generation and serving do not share an
+ * event loop), with the production V8 flags (the bare baselines too, so both sides of a
+ * ratio run alike), and waits for the JSON line it prints once listening. Scripts under
+ * bench/servers run compiled (dist/bench/servers/*.js, plain node, as users run the service);
+ * any other TypeScript script runs through tsx.
+ */
+export async function startChild<T>(
   script: string,
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
   opts: { traceGc?: boolean } = {},
 ): Promise<ChildServer<T>> {
+  const isServer = script.startsWith('bench/servers/');
+  if (isServer) await compileServers();
+  const entry = isServer
+    ? [path.join(root, 'dist', script.replace(/\.ts$/, '.js'))]
+    : ['--import', 'tsx', path.join(root, script)];
   const child = spawn(
     process.execPath,
-    [
-      ...productionNodeFlags(),
-      ...(opts.traceGc ? ['--trace-gc-nvp'] : []),
-      ...nodeArgs,
-      '--import',
-      'tsx',
-      path.join(root, script),
-    ],
+    [...productionNodeFlags(), ...(opts.traceGc ? ['--trace-gc-nvp'] : []), ...nodeArgs, ...entry],
     {
       cwd: root,
       env: { ...process.env, LOG_LEVEL: 'silent', ...env },
