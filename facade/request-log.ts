@@ -52,12 +52,12 @@ export function requestLog(log: Logger): Middleware {
     const state = new RequestState(requestId, log);
     ctx.state = state;
     ctx.set('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
     const logLine = log.isLevelEnabled('info');
+    const started = logLine ? performance.now() : 0;
     const done = () => {
       for (const fn of state.done) fn();
       if (!logLine) return;
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const ms = performance.now() - started;
       state.log.info(
         { method: ctx.method, path: ctx.path, status: ctx.res.statusCode, ms: Math.round(ms * 10) / 10, ip: ctx.ip },
         'request',

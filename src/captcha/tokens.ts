@@ -102,7 +102,7 @@ export function openToken(token: string, key: Buffer): OpenTokenResult {
     return { ok: false, reason: 'malformed' };
   const raw = Buffer.from(token, 'base64url');
   // Reject non-canonical encodings (stray trailing bits), so one token has one spelling.
-  if (raw.length < 1 + IV_BYTES + TAG_BYTES + 2 || raw.toString('base64url') !== token)
+  if (raw.length < 1 + IV_BYTES + TAG_BYTES + 2 || !canonicalBase64url(token))
     return { ok: false, reason: 'malformed' };
   if (raw[0] !== VERSION) return { ok: false, reason: 'malformed' };
   const iv = raw.subarray(1, 1 + IV_BYTES);
@@ -113,7 +113,9 @@ export function openToken(token: string, key: Buffer): OpenTokenResult {
     const decipher = createDecipheriv('aes-256-gcm', keyObject(key), iv, { authTagLength: TAG_BYTES });
     decipher.setAAD(AAD);
     decipher.setAuthTag(tag);
-    plaintext = Buffer.concat([decipher.update(body), decipher.final()]);
+    const head = decipher.update(body);
+    const tail = decipher.final(); // empty for GCM, which streams; checks the tag
+    plaintext = tail.length ? Buffer.concat([head, tail]) : head;
   } catch {
     return { ok: false, reason: 'tampered' };
   }
@@ -124,6 +126,25 @@ export function openToken(token: string, key: Buffer): OpenTokenResult {
 /** True once `now` (unix ms) is {@link TOKEN_TTL_MS} or more past the token's issue time. */
 export function isExpired(claims: Pick<TokenClaims, 'iat'>, now: number): boolean {
   return now - claims.iat >= TOKEN_TTL_MS;
+}
+
+/** Value of each base64url character (the caller has checked the alphabet). */
+const base64urlValue = new Int8Array(128).fill(-1);
+for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'].entries()) {
+  base64urlValue[c.charCodeAt(0)] = i;
+}
+
+/**
+ * Whether unpadded base64url `text` is the one spelling of its bytes: no length that leaves
+ * a lone character, and no stray bits in the last character (what re-encoding the decoded
+ * bytes and comparing would tell, without making the string again).
+ */
+function canonicalBase64url(text: string): boolean {
+  const rest = text.length % 4;
+  if (rest === 0) return true;
+  if (rest === 1) return false;
+  const last = base64urlValue[text.charCodeAt(text.length - 1)];
+  return (last & (rest === 2 ? 0x0f : 0x03)) === 0;
 }
 
 function checkKey(key: Buffer): void {

@@ -79,18 +79,29 @@ export class TtlMap<V> {
 
   /** Sets `key` for `ttlMs` from now, replacing any entry. */
   set(key: string, value: V, ttlMs: number): void {
-    this.sweep.step(SWEEP_STEP, expired, this.now());
     this.entries.delete(key); // re-insert so insertion order stays expiry-ish order
-    // Keys are often `prefix + id`: kept flat (see flatString), not as their two parts.
-    this.entries.set(flatString(key), { value, expiresAt: this.now() + ttlMs });
-    trimOldest(this.entries, this.maxEntries);
+    this.insertNew(key, value, ttlMs);
   }
 
   /** Sets `key` only if there is no live entry; true if it did. */
   setIfAbsent(key: string, value: V, ttlMs: number): boolean {
+    // entry() dropped an expired entry, so an absent key needs no delete before the insert
+    // (on a map of a million spent marks each lookup is a cache miss or two).
     if (this.entry(key)) return false;
-    this.set(key, value, ttlMs);
+    this.insertNew(key, value, ttlMs);
     return true;
+  }
+
+  /**
+   * Inserts `key`, which must not be in the map: a read in the same turn found no live entry
+   * (and dropped an expired one). Sweeps a step and trims, as every write does.
+   */
+  insertNew(key: string, value: V, ttlMs: number): void {
+    const now = this.now();
+    this.sweep.step(SWEEP_STEP, expired, now);
+    // Keys are often `prefix + id`: kept flat (see flatString), not as their two parts.
+    this.entries.set(flatString(key), { value, expiresAt: now + ttlMs });
+    trimOldest(this.entries, this.maxEntries);
   }
 
   /** Replaces the value of a live entry, keeping its expiry; false if there was none. */

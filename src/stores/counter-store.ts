@@ -21,7 +21,7 @@ export function memoryCounterStore(prefix: string, now: () => number = () => Dat
       const k = prefix + key;
       const entry = map.get(k);
       if (entry) return ++entry.count;
-      map.set(k, { count: 1 }, positiveTtl(windowMs));
+      map.insertNew(k, { count: 1 }, positiveTtl(windowMs));
       return 1;
     },
     async count(key) {

@@ -33,6 +33,26 @@ describe('sealToken / openToken', () => {
     expect(openToken(sealToken(nulls, key), key)).toEqual({ ok: true, claims: nulls });
   });
 
+  it('opens only the one spelling of a token: other last characters and lengths are malformed', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // cdata of 0-2 more characters walks the token's length through every remainder mod 4.
+    for (const cdata of ['', 'a', 'ab', 'abc']) {
+      const token = sealToken(claims({ cdata }), key);
+      const bytes = Buffer.from(token, 'base64url');
+      for (const c of alphabet) {
+        const variant = token.slice(0, -1) + c;
+        const canonical = Buffer.from(variant, 'base64url').toString('base64url') === variant;
+        const opened = openToken(variant, key);
+        if (variant === token) expect(opened.ok).toBe(true);
+        else if (!canonical) expect(opened).toEqual({ ok: false, reason: 'malformed' });
+        // A canonical variant spells other bytes: it fails authentication instead.
+        else expect(opened).toEqual({ ok: false, reason: 'tampered' });
+      }
+      expect(openToken(token + 'A', key).ok).toBe(false);
+      expect(bytes.toString('base64url')).toBe(token);
+    }
+  });
+
   it('rounds the score to two decimals', () => {
     const opened = openToken(sealToken(claims({ score: 0.456 }), key), key);
     expect(opened.ok && opened.claims.score).toBe(0.46);
