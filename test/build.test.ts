@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync 
 import os from 'node:os';
 import path from 'node:path';
 import { request } from './helpers/http.ts';
+import { freshPostgresDatabase } from './helpers/services.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const work = mkdtempSync(path.join(os.tmpdir(), 'build-'));
@@ -83,4 +84,54 @@ describe('npm run build, then the compiled start', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   }, 240_000);
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'migrates a new PostgreSQL database through the migration worker, then serves',
+    async () => {
+      const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL!);
+      try {
+        const child = spawn(process.execPath, [path.join(work, 'dist', 'bin', 'server.js')], {
+          cwd: work,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            LOG_LEVEL: 'info',
+            PORT: '0',
+            DATABASE_URL: db.url,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        children.push(child);
+        let output = '';
+        child.stdout.on('data', (d) => (output += d));
+        child.stderr.on('data', (d) => (output += d));
+        const url = await new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no start within 90 s:\n${output}`)), 90_000);
+          child.stdout.on('data', () => {
+            const m = /Listening on (http:\/\/localhost:\d+)/.exec(output);
+            if (m) {
+              clearTimeout(timer);
+              resolve(m[1]);
+            }
+          });
+          child.once('exit', (code) => {
+            clearTimeout(timer);
+            reject(new Error(`exited with ${code}:\n${output}`));
+          });
+        });
+        // The worker applied every migration (the service logs their names) and the schema serves.
+        expect(output).toContain('migrations applied');
+        expect(output).toContain('Migration20261121101430');
+        expect((await request(`${url}/readyz`)).status).toBe(200);
+        const key = /API key \(shown once, keep it\): (ak_\S+)/.exec(output)?.[1];
+        expect((await request(`${url}/api/v1/account`, { key })).status).toBe(200);
+        const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+      } finally {
+        await db.drop();
+      }
+    },
+    120_000,
+  );
 });

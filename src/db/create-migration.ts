@@ -4,12 +4,13 @@
 import path from 'node:path';
 import { initORM, migrate } from './orm.ts';
 import { projectRoot } from './options.ts';
+import { migratorOf } from './migrator.ts';
 import { writeMigrationIndex } from './migration-index.ts';
 
 const db = await initORM({});
 try {
   await migrate(db.orm);
-  const result = await db.orm.getMigrator().createMigration();
+  const result = await migratorOf(db.orm).createMigration();
   console.log(result.fileName ? `created migrations/${result.fileName}` : 'no changes');
 } finally {
   await db.close();

@@ -1,9 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
-import { Migrator } from '@mikro-orm/migrations';
 import { ApiKeySchema, ProjectSchema, ReportSchema, SiteSchema, UserSchema } from '../entities/index.ts';
-import { migrationsList } from '../../migrations/index.ts';
 
 /** The project root (where package.json and migrations/ live). */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -12,26 +10,14 @@ export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 export const entities = [UserSchema, ApiKeySchema, ProjectSchema, ReportSchema, SiteSchema];
 
 /**
- * Options shared by PostgreSQL and PGlite: same entities, same migrations folder.
- * Migrations come as a static list (migrations/index.ts); `path` is where new ones are written.
+ * Options shared by PostgreSQL and PGlite: same entities. No migrator: the serving process
+ * never loads one (src/db/migrator.ts adds it where migrations run).
  */
 export function baseOptions(): Options {
   return defineConfig({
     entities,
     preferTs: true,
-    extensions: [Migrator],
     forceUtcTimezone: true,
     discovery: { warnWhenNoEntities: true },
-    migrations: {
-      path: path.join(projectRoot, 'migrations'),
-      pathTs: path.join(projectRoot, 'migrations'),
-      // Static list: loads the same under tsx and vitest (see migration-index.ts).
-      migrationsList,
-      emit: 'ts',
-      snapshot: false,
-      transactional: true,
-      allOrNothing: true,
-      silent: true,
-    },
   });
 }

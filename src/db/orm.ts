@@ -1,13 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { PGliteDriver, type PGliteConnectionConfig } from 'mikro-orm-pglite';
+import type { PGlite } from '@electric-sql/pglite';
+import type { PGliteConnectionConfig } from 'mikro-orm-pglite';
 import { baseOptions } from './options.ts';
-import { StatementSafePGliteDriver } from './pglite-statements.ts';
 import { EMBEDDED_LOCK_STALE_MS, lockEmbeddedDatabase, type HeldLock } from './lock.ts';
-import { embeddedWasmModule } from './pglite-module.ts';
 import { scopeOrmStorages } from './orm-storage.ts';
 
 export interface DatabaseTarget {
@@ -28,9 +26,13 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** ORMs opened on the embedded database (one connection, in this process). */
+const embedded = new WeakSet<MikroORM>();
+
 /**
  * Opens the database: PostgreSQL when `databaseUrl` is set, PGlite otherwise.
- * PGlite is always opened with the same extensions (pg_trgm), as it requires.
+ * PGlite is always opened with the same extensions (pg_trgm), as it requires; it and its
+ * driver are imported only here (a PostgreSQL process never loads them).
  * `overrides` are merged last (tests use them for pool sizes, debug and such).
  */
 export async function initORM(target: DatabaseTarget, overrides: Partial<Options> = {}): Promise<Database> {
@@ -58,6 +60,12 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
   let pglite: PGlite | undefined;
   let orm: MikroORM;
   try {
+    const [{ PGlite }, { pg_trgm }, { StatementSafePGliteDriver }, { embeddedWasmModule }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('@electric-sql/pglite/contrib/pg_trgm'),
+      import('./pglite-statements.ts'),
+      import('./pglite-module.ts'),
+    ]);
     pglite = await PGlite.create({ dataDir, extensions: { pg_trgm }, wasmModule: await embeddedWasmModule() });
     const opened = pglite;
     orm = await MikroORM.init({
@@ -75,6 +83,7 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
     throw err;
   }
   const opened = pglite;
+  embedded.add(orm);
   return {
     orm,
     async close() {
@@ -92,16 +101,47 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
 const MIGRATION_LOCK = 727002;
 
 /**
- * Applies pending migrations; returns the names applied. On PostgreSQL, instances starting
- * together take turns under an advisory lock held by a transaction of its own (the migrator
- * uses other connections), so the later ones find the schema current instead of failing on
- * objects the first is creating. PGlite has one connection and one process: no lock.
+ * Applies pending migrations in this process; returns the names applied. On PostgreSQL,
+ * instances starting together take turns under an advisory lock held by a transaction of its
+ * own (the migrator uses other connections), so the later ones find the schema current
+ * instead of failing on objects the first is creating. PGlite has one connection and one
+ * process: no lock.
  */
 export async function migrate(orm: MikroORM): Promise<string[]> {
-  if (orm.config.getDriver() instanceof PGliteDriver) return (await orm.getMigrator().up()).map((m) => m.name);
+  const { migratorOf } = await import('./migrator.ts');
+  const migrator = migratorOf(orm);
+  if (embedded.has(orm)) return (await migrator.up()).map((m) => m.name);
   const connection = orm.em.getConnection();
   return connection.transactional(async (trx) => {
     await connection.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK], 'all', trx);
-    return (await orm.getMigrator().up()).map((m) => m.name);
+    return (await migrator.up()).map((m) => m.name);
+  });
+}
+
+/**
+ * The compiled migration worker (migrate-worker.ts), where there is one: the service built
+ * by `npm run build` runs from .js files. Under a transpiler (tsx, the test runner) a worker
+ * could not load TypeScript, so migrations run in process there.
+ */
+const migrationWorker = import.meta.url.endsWith('.js') ? new URL('./migrate-worker.js', import.meta.url) : undefined;
+
+/**
+ * Applies pending migrations to `db`, opened on `target`; returns the names applied. On
+ * PostgreSQL, from the compiled service, in a worker thread with its own ORM and pool: the
+ * migrator's libraries load there and their memory goes when the worker ends, instead of
+ * staying resident in the serving process. The embedded database has one connection, this
+ * process's, so it is migrated in process.
+ */
+export function migrateDatabase(db: Database, target: DatabaseTarget): Promise<string[]> {
+  if (!target.databaseUrl || !migrationWorker || embedded.has(db.orm)) return migrate(db.orm);
+  const worker = new Worker(migrationWorker, { workerData: { databaseUrl: target.databaseUrl } });
+  return new Promise((resolve, reject) => {
+    let applied: string[] | undefined;
+    worker.once('message', (message: { applied: string[] }) => (applied = message.applied));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (applied && code === 0) resolve(applied);
+      else reject(new Error(`the migration worker exited with code ${code} before it finished`));
+    });
   });
 }

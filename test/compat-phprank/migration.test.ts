@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { initORM, type Database } from '../../src/db/orm.ts';
 import { migrationsList } from '../../migrations/index.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL } from '../helpers/services.ts';
+import { migratorOf } from '../../src/db/migrator.ts';
 
 const before = 'Migration20261121104921';
 const mine = 'Migration20261122220300';
@@ -71,7 +72,7 @@ describe.each(targets)('the phpRank-shape migration ($name)', (target) => {
     };
     const conn = db.orm.em.getConnection();
     const run = (sql: string, params: unknown[] = []) => conn.execute(sql, params, 'all');
-    await db.orm.getMigrator().up({ to: before });
+    await migratorOf(db.orm).up({ to: before });
 
     const [user] = await run(
       `insert into users (name, email, created_at, updated_at) values ('Ada', 'ada@example.test', now(), now()) returning id`,
@@ -95,7 +96,7 @@ describe.each(targets)('the phpRank-shape migration ($name)', (target) => {
       [user.id],
     );
 
-    const applied = await db.orm.getMigrator().up();
+    const applied = await migratorOf(db.orm).up();
     expect(applied.map((m) => m.name)).toContain(mine);
 
     const rows = await run('select id, url, score, result, results from reports order by id');
@@ -153,9 +154,9 @@ describe.each(targets)('the phpRank-shape migration ($name)', (target) => {
     // migrations after it reverted, as `results` became json after it), then forward again.
     const names = migrationsList.map((m) => m.name);
     const next = names[names.indexOf(mine) + 1];
-    if (next) await db.orm.getMigrator().down({ to: next });
+    if (next) await migratorOf(db.orm).down({ to: next });
     await run(`delete from mikro_orm_migrations where name = ?`, [mine]);
-    await db.orm.getMigrator().up();
+    await migratorOf(db.orm).up();
     const again = await run('select url, score, result, results from reports where id = ?', [full.id]);
     expect(again[0]).toMatchObject({ url: 'example.com/guide/', score: 42, result: 'bad' });
   }, 180_000);

@@ -10,6 +10,7 @@ import {
 } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.ts';
+import { migratorOf } from '../../src/db/migrator.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -87,7 +88,7 @@ describe('share pages under unguessable ids', () => {
     const pg = TEST_DATABASE_URL ? await freshPostgresDatabase(TEST_DATABASE_URL) : undefined;
     const db = await initORM({ databaseUrl: pg?.url });
     try {
-      const migrator = db.orm.getMigrator();
+      const migrator = migratorOf(db.orm);
       await migrator.up({ to: 'Migration20261121104921' });
       const conn = db.orm.em.getConnection();
       await conn.execute(

@@ -1,0 +1,41 @@
+import path from 'node:path';
+import type { MikroORM, Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { migrationsList } from '../../migrations/index.ts';
+import { projectRoot } from './options.ts';
+
+/**
+ * The migrator and its settings, kept out of the serving process: @mikro-orm/migrations
+ * brings umzug, its command-line and JSON-schema libraries (18 MB of resident memory that
+ * would stay for the process's life). The service applies migrations through a worker on
+ * PostgreSQL (migrate-worker.ts) and imports this module only where migrations run in process.
+ */
+
+/** Migration settings. Migrations come as a static list (migrations/index.ts); `path` is where new ones are written. */
+export function migrationOptions(): NonNullable<Options['migrations']> {
+  return {
+    path: path.join(projectRoot, 'migrations'),
+    pathTs: path.join(projectRoot, 'migrations'),
+    // Static list: loads the same under tsx and vitest (see migration-index.ts).
+    migrationsList,
+    emit: 'ts',
+    snapshot: false,
+    transactional: true,
+    allOrNothing: true,
+    silent: true,
+  };
+}
+
+/** Options that give an ORM being opened its migrator (the CLI tooling's config). */
+export function migratorOptions(): Pick<Options, 'extensions' | 'migrations'> {
+  return { extensions: [Migrator], migrations: migrationOptions() };
+}
+
+/** The migrator of an open ORM, registered with the migration settings on first use. */
+export function migratorOf(orm: MikroORM): Migrator {
+  if (!orm.config.getExtension('@mikro-orm/migrator')) {
+    orm.config.set('migrations', { ...orm.config.get('migrations'), ...migrationOptions() });
+    Migrator.register(orm);
+  }
+  return orm.migrator as Migrator;
+}
