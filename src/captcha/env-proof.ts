@@ -38,10 +38,23 @@ export interface EnvProgram {
 
 const OPS_PER_PROGRAM = 6;
 
+/**
+ * How a program is drawn from its challenge id. 0: 32-bit words of HMAC-SHA-256(key,
+ * `id:block`) for blocks 0, 1, ... (about 31 words, four HMACs). 1: one HMAC of `id:env1`
+ * seeds xoshiro128** (the program is public once issued; what matters is that no one can
+ * draw the program of an id without the key, and one HMAC decides it), a quarter of the
+ * HMACs on every challenge issued and checked. A work ticket carries the version its program
+ * was drawn with (work.ts), so tickets issued before version 1 still check.
+ */
+export type EnvVersion = 0 | 1;
+
+/** The version new tickets are issued with. */
+export const ENV_VERSION: EnvVersion = 1;
+
 const envKey = (tokenKey: Buffer) => subkey(tokenKey, 'env-proof');
 
-/** A deterministic byte stream from the challenge id. */
-function stream(tokenKey: Buffer, id: string): () => number {
+/** Version 0: a deterministic word stream of HMAC blocks of the challenge id. */
+function hmacStream(tokenKey: Buffer, id: string): () => number {
   let block = 0;
   let buf = Buffer.alloc(0);
   let pos = 0;
@@ -56,9 +69,32 @@ function stream(tokenKey: Buffer, id: string): () => number {
   };
 }
 
-/** The program for challenge `id` (the same every time it is asked for). */
-export function envProgram(tokenKey: Buffer, id: string): EnvProgram {
-  const next = stream(tokenKey, id);
+/** Version 1: xoshiro128** seeded with the first 128 bits of one HMAC of the challenge id. */
+function seededStream(tokenKey: Buffer, id: string): () => number {
+  const seed = createHmac('sha256', envKey(tokenKey)).update(`${id}:env1`).digest();
+  let a = seed.readUInt32BE(0);
+  let b = seed.readUInt32BE(4);
+  let c = seed.readUInt32BE(8);
+  let d = seed.readUInt32BE(12);
+  if ((a | b | c | d) === 0) a = 1; // the one state xoshiro cannot leave (odds 2^-128)
+  return () => {
+    const result = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
+    const t = b << 9;
+    c ^= a;
+    d ^= b;
+    b ^= c;
+    a ^= d;
+    c ^= t;
+    d = rotl(d, 11);
+    return result;
+  };
+}
+
+const rotl = (x: number, k: number) => (x << k) | (x >>> (32 - k));
+
+/** The program for challenge `id` (the same every time it is asked for, for one version). */
+export function envProgram(tokenKey: Buffer, id: string, version: EnvVersion = ENV_VERSION): EnvProgram {
+  const next = version === 0 ? hmacStream(tokenKey, id) : seededStream(tokenKey, id);
   const int = (lo: number, hi: number) => lo + (next() % (hi - lo + 1));
   const seed = next();
   const ops: EnvOp[] = [];
@@ -103,9 +139,12 @@ export function envAnswer(program: EnvProgram): number {
   return acc;
 }
 
-/** Whether `given` (decimal string or number) is the answer to challenge `id`'s program. */
-export function checkEnv(tokenKey: Buffer, id: string, given: unknown): boolean {
+/**
+ * Whether `given` (decimal string or number) is the answer to challenge `id`'s program, drawn
+ * with `version` (the one its ticket carries).
+ */
+export function checkEnv(tokenKey: Buffer, id: string, given: unknown, version: EnvVersion): boolean {
   const n =
     typeof given === 'number' ? given : typeof given === 'string' && /^\d{1,10}$/.test(given) ? Number(given) : NaN;
-  return n === envAnswer(envProgram(tokenKey, id));
+  return n === envAnswer(envProgram(tokenKey, id, version));
 }

@@ -152,7 +152,7 @@ export async function verifyManaged(
   if (!(await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), claims, now))))
     throw notFound('Challenge');
   await guardStore(recordRedeemed(deps.stores, claims.site, req));
-  const envOk = checkEnv(deps.tokenKey, claims.id, proof.env);
+  const envOk = checkEnv(deps.tokenKey, claims.id, proof.env, claims.env);
   const { score } = scoreEvidence({
     evidence: unpackEvidence(claims.ev),
     telemetry: proof.telemetry,
@@ -240,7 +240,7 @@ export async function issueScoreToken(
   const { score } = scoreEvidence({
     evidence: unpackEvidence(claims.ev),
     telemetry: input.telemetry,
-    envOk: checkEnv(deps.tokenKey, claims.id, input.env),
+    envOk: checkEnv(deps.tokenKey, claims.id, input.env, claims.env),
     work: { size: claims, elapsedMs: checked.elapsedMs },
   });
   return issueToken(deps, admitted, { kind: 'v3', action: input.action, cdata, score });

@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { pooledRandomBytes } from '../random-bytes.ts';
 import { subkey } from './subkeys.ts';
+import { ENV_VERSION, type EnvVersion } from './env-proof.ts';
 
 /**
  * Proof of work in many small sub-puzzles (Cap's layout): a challenge of `count` puzzles,
@@ -44,6 +45,8 @@ export interface WorkClaims extends WorkSize {
   /** The action and cdata the token will carry (validated at the door). */
   action: string | null;
   cdata: string | null;
+  /** How the environment program of `id` is drawn (env-proof.ts); 0 for tickets that predate the field. */
+  env: EnvVersion;
 }
 
 /** What the widget receives. */
@@ -93,6 +96,7 @@ export function issueWork(
     ev: opts.evidence ?? [],
     action: opts.action ?? null,
     cdata: opts.cdata ?? null,
+    env: ENV_VERSION,
   };
   const payload = Buffer.from(
     JSON.stringify([
@@ -107,6 +111,7 @@ export function issueWork(
       claims.ev,
       claims.action,
       claims.cdata,
+      claims.env,
     ]),
   ).toString('base64url');
   const ticket = `${payload}.${mac(tokenKey, payload).toString('base64url')}`;
@@ -127,8 +132,14 @@ export function openTicket(
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'forged' };
   try {
     const fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[];
-    const [id, site, purpose, bind, count, bits, iat, exp, ev, action, cdata] = fields;
-    return { ok: true, claims: { id, site, purpose, bind, count, bits, iat, exp, ev, action, cdata } as WorkClaims };
+    const [id, site, purpose, bind, count, bits, iat, exp, ev, action, cdata, envField] = fields;
+    // Signed like the rest: a ticket without the field was issued before it existed.
+    const env = envField === undefined ? 0 : envField;
+    if (env !== 0 && env !== 1) return { ok: false, reason: 'malformed' };
+    return {
+      ok: true,
+      claims: { id, site, purpose, bind, count, bits, iat, exp, ev, action, cdata, env } as WorkClaims,
+    };
   } catch {
     return { ok: false, reason: 'malformed' };
   }

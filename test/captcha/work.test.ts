@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { randomBytes } from 'node:crypto';
-import { checkWork, issueWork, solveWork, spendWork, WORK_TTL_MS } from '../../src/captcha/work.ts';
+import { createHmac, randomBytes } from 'node:crypto';
+import { checkWork, issueWork, openTicket, solveWork, spendWork, WORK_TTL_MS } from '../../src/captcha/work.ts';
+import { subkey } from '../../src/captcha/subkeys.ts';
 import { extraBits, observe, workSize, PACE, type Evidence } from '../../src/captcha/evidence.ts';
-import { checkEnv, envAnswer, envProgram } from '../../src/captcha/env-proof.ts';
+import { checkEnv, envAnswer, envProgram, ENV_VERSION } from '../../src/captcha/env-proof.ts';
 import { scoreEvidence } from '../../src/captcha/risk.ts';
 import { openStores } from '../../src/stores/index.ts';
 
@@ -65,9 +66,53 @@ describe('environment proof', () => {
     const p = envProgram(key, 'abc');
     expect(envProgram(key, 'abc')).toEqual(p);
     expect(envProgram(key, 'abd')).not.toEqual(p);
-    expect(checkEnv(key, 'abc', String(envAnswer(p)))).toBe(true);
-    expect(checkEnv(key, 'abd', String(envAnswer(p)))).toBe(false);
-    expect(checkEnv(key, 'abc', undefined)).toBe(false);
+    expect(checkEnv(key, 'abc', String(envAnswer(p)), ENV_VERSION)).toBe(true);
+    expect(checkEnv(key, 'abd', String(envAnswer(p)), ENV_VERSION)).toBe(false);
+    expect(checkEnv(key, 'abc', undefined, ENV_VERSION)).toBe(false);
+  });
+
+  it('checks a program with the version its ticket carries; tickets from before the field are version 0', () => {
+    const view = issueWork(key, { site: 'sk', purpose: 'v2', bind: '', size: { count: 1, bits: 1 }, now: Date.now() });
+    const opened = openTicket(key, view.ticket);
+    expect(opened.ok && opened.claims.env).toBe(ENV_VERSION);
+    // A ticket as issued before the version field: eleven fields, signed under the same key.
+    const [payload] = view.ticket.split('.');
+    const fields = JSON.parse(Buffer.from(payload, 'base64url').toString()) as unknown[];
+    const oldPayload = Buffer.from(JSON.stringify(fields.slice(0, 11))).toString('base64url');
+    const oldTicket = `${oldPayload}.${createHmac('sha256', subkey(key, 'work-ticket')).update(oldPayload).digest().subarray(0, 24).toString('base64url')}`;
+    const old = openTicket(key, oldTicket);
+    expect(old.ok && old.claims.env).toBe(0);
+    // Each version draws its own program, and an answer checks only under its own.
+    const v0 = envProgram(key, view.id, 0);
+    const v1 = envProgram(key, view.id, 1);
+    expect(v0).not.toEqual(v1);
+    expect(checkEnv(key, view.id, envAnswer(v0), 0)).toBe(true);
+    expect(checkEnv(key, view.id, envAnswer(v0), 1)).toBe(false);
+    expect(checkEnv(key, view.id, envAnswer(v1), 1)).toBe(true);
+    // A version the service never issued does not open, even when signed.
+    const badPayload = Buffer.from(JSON.stringify([...fields.slice(0, 11), 7])).toString('base64url');
+    const bad = `${badPayload}.${createHmac('sha256', subkey(key, 'work-ticket')).update(badPayload).digest().subarray(0, 24).toString('base64url')}`;
+    expect(openTicket(key, bad)).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('draws every op and argument over its whole range (version 1)', () => {
+    const seen = new Map<number, { min: number[]; max: number[] }>();
+    for (let i = 0; i < 3000; i++) {
+      for (const op of envProgram(key, `id-${i}`, 1).ops) {
+        const s = seen.get(op[0]) ?? { min: op.slice(), max: op.slice() };
+        op.forEach((v, j) => {
+          s.min[j] = Math.min(s.min[j], v);
+          s.max[j] = Math.max(s.max[j], v);
+        });
+        seen.set(op[0], s);
+      }
+    }
+    expect([...seen.keys()].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    // op 0: width 10..400, padding 0..40, border 0..20; op 3: each channel 0..255.
+    expect(seen.get(0)!.min.slice(1, 4)).toEqual([10, 0, 0]);
+    expect(seen.get(0)!.max.slice(1, 4)).toEqual([400, 40, 20]);
+    expect(seen.get(3)!.min.slice(1, 4)).toEqual([0, 0, 0]);
+    expect(seen.get(3)!.max.slice(1, 4)).toEqual([255, 255, 255]);
   });
 });
 
