@@ -1,4 +1,4 @@
-import { setImmediate } from 'node:timers';
+import { checkPhase } from '../check-phase.ts';
 import type { RedisClient } from './redis-client.ts';
 import { positiveTtl, TtlMap } from './challenge-store.ts';
 
@@ -20,12 +20,6 @@ export interface SpentTokenStore {
   /** The verdict remembered under `key`, or null. */
   recallVerdict(key: string): Promise<object | null>;
 }
-
-/**
- * Resolves in the event loop's check phase, after every socket of the current poll has been
- * read. From node:timers, so tests' fake timers (which replace the global) leave it real.
- */
-const checkPhase = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Process-memory spent-token store; `now` is injectable for fake time.
