@@ -18,7 +18,7 @@ import { printWorkBudget } from './lib/work-budget.ts';
 const CONNECTIONS = 64;
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const TOKENS = Number(process.env.BENCH_TOKENS ?? 320_000);
+const TOKENS = Number(process.env.BENCH_TOKENS ?? 480_000);
 /** Busy waits for the work-budget rows (BENCH_WORK_US, comma-separated; empty skips them). */
 const WORK_BUDGET_US = (process.env.BENCH_WORK_US ?? '10,20,60').split(',').filter(Boolean).map(Number);
 
