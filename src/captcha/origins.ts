@@ -4,7 +4,18 @@
  * `domain` itself.
  */
 
+import { TOKEN_LIMITS } from './tokens.ts';
+
 export type OriginParse = { ok: true; origin: string } | { ok: false; reason: string };
+
+/**
+ * Whether `hostname` fits DNS: at most 253 characters (also what a token's hostname may be,
+ * TOKEN_LIMITS), labels of at most 63. The URL parser takes longer names, which no browser
+ * can have come from, and a token could not carry them.
+ */
+function dnsSized(hostname: string): boolean {
+  return hostname.length <= TOKEN_LIMITS.hostname && hostname.split('.').every((label) => label.length <= 63);
+}
 
 /** Normalises an origin for registration; accepts a `*.` wildcard as the first label. */
 export function normaliseOrigin(input: string): OriginParse {
@@ -22,6 +33,8 @@ export function normaliseOrigin(input: string): OriginParse {
   if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
     return { ok: false, reason: `"${input}" must be only scheme://host[:port], with no path.` };
   }
+  if (!dnsSized(url.hostname))
+    return { ok: false, reason: `"${input.slice(0, 80)}…": the host name is longer than DNS allows.` };
   if (wildcard && !url.hostname.includes('.'))
     return { ok: false, reason: `"${input}": a wildcard needs a domain with a dot.` };
   const origin = url.origin;

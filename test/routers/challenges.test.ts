@@ -48,11 +48,23 @@ describe('origin rule and CORS', () => {
     ['same host, other scheme', 'http://shop.example'],
     ['same host, other port', 'https://shop.example:8443'],
     ['opaque', 'null'],
+    // Longer than DNS allows: no browser sends it, and no token could carry its hostname.
+    ['over-long', `https://${'a'.repeat(600)}`],
+    ['with an over-long label', `https://${'a'.repeat(64)}.example`],
   ])('refuses a %s origin with 403 and no CORS grant', async (_name, origin) => {
     const res = await post('/api/v1/challenges', { sitekey: site.sitekey }, origin);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ code: 'ERR_ORIGIN_NOT_ALLOWED', message: expect.any(String), status: 403 });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses an over-long origin on a test sitekey too (which takes any other origin)', async () => {
+    const long = `https://${'a'.repeat(600)}`;
+    const res = await post('/api/v3/challenges', { sitekey: TEST_SITEKEYS.block, action: 'x' }, long);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ code: 'ERR_ORIGIN_NOT_ALLOWED', message: expect.any(String), status: 403 });
+    const fits = `https://${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+    expect((await post('/api/v3/challenges', { sitekey: TEST_SITEKEYS.block, action: 'x' }, fits)).status).toBe(201);
   });
 
   it('refuses an unknown sitekey the same way as a foreign origin', async () => {
