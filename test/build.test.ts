@@ -28,6 +28,44 @@ function productionModules(into: string): void {
   }
 }
 
+/**
+ * Starts the compiled service built into `work`/dist with `env` (beside PATH and HOME, on a
+ * free port) and resolves once it says where it listens, with everything it printed so far.
+ */
+async function startCompiled(env: Record<string, string>) {
+  const child = spawn(process.execPath, [path.join(work, 'dist', 'bin', 'server.js')], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 90 s:\n${output}`)), 90_000);
+    child.stdout.on('data', () => {
+      const m = /Listening on (http:\/\/localhost:\d+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, url, output: () => output };
+}
+
+/** Stops a started service with SIGTERM; resolves with its exit code. */
+function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
+}
+
 describe('npm run build, then the compiled start', () => {
   it('serves from dist/ with no transpiler or bundler installed beside it', async () => {
     const out = path.join(work, 'dist');
@@ -40,36 +78,7 @@ describe('npm run build, then the compiled start', () => {
     expect(readdirSync(path.join(out, 'public'))).toContain('widget.js');
     productionModules(path.join(work, 'node_modules'));
 
-    const dataDir = path.join(work, 'data');
-    const child = spawn(process.execPath, [path.join(out, 'bin', 'server.js')], {
-      cwd: work,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        LOG_LEVEL: 'warn',
-        PORT: '0',
-        DATA_DIR: dataDir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start within 90 s:\n${output}`)), 90_000);
-      child.stdout.on('data', () => {
-        const m = /Listening on (http:\/\/localhost:\d+)/.exec(output);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`exited with ${code}:\n${output}`));
-      });
-    });
+    const { child, url, output } = await startCompiled({ LOG_LEVEL: 'warn', DATA_DIR: path.join(work, 'data') });
 
     expect((await request(`${url}/readyz`)).status).toBe(200);
     const widget = await fetch(`${url}/widget.js`, { headers: { 'Accept-Encoding': 'identity' } });
@@ -77,12 +86,9 @@ describe('npm run build, then the compiled start', () => {
     expect(Buffer.from(await widget.arrayBuffer()).equals(readFileSync(path.join(out, 'public', 'widget.js')))).toBe(
       true,
     );
-    const key = /API key \(shown once, keep it\): (ak_\S+)/.exec(output)?.[1];
+    const key = /API key \(shown once, keep it\): (ak_\S+)/.exec(output())?.[1];
     expect((await request(`${url}/api/v1/account`, { key })).status).toBe(200);
-
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await stop(child)).toBe(0);
   }, 240_000);
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
@@ -90,44 +96,14 @@ describe('npm run build, then the compiled start', () => {
     async () => {
       const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL!);
       try {
-        const child = spawn(process.execPath, [path.join(work, 'dist', 'bin', 'server.js')], {
-          cwd: work,
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: process.env.HOME ?? '',
-            LOG_LEVEL: 'info',
-            PORT: '0',
-            DATABASE_URL: db.url,
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        children.push(child);
-        let output = '';
-        child.stdout.on('data', (d) => (output += d));
-        child.stderr.on('data', (d) => (output += d));
-        const url = await new Promise<string>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`no start within 90 s:\n${output}`)), 90_000);
-          child.stdout.on('data', () => {
-            const m = /Listening on (http:\/\/localhost:\d+)/.exec(output);
-            if (m) {
-              clearTimeout(timer);
-              resolve(m[1]);
-            }
-          });
-          child.once('exit', (code) => {
-            clearTimeout(timer);
-            reject(new Error(`exited with ${code}:\n${output}`));
-          });
-        });
+        const { child, url, output } = await startCompiled({ LOG_LEVEL: 'info', DATABASE_URL: db.url });
         // The worker applied every migration (the service logs their names) and the schema serves.
-        expect(output).toContain('migrations applied');
-        expect(output).toContain('Migration20261121101430');
+        expect(output()).toContain('migrations applied');
+        expect(output()).toContain('Migration20261121101430');
         expect((await request(`${url}/readyz`)).status).toBe(200);
-        const key = /API key \(shown once, keep it\): (ak_\S+)/.exec(output)?.[1];
+        const key = /API key \(shown once, keep it\): (ak_\S+)/.exec(output())?.[1];
         expect((await request(`${url}/api/v1/account`, { key })).status).toBe(200);
-        const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        expect(await exited).toBe(0);
+        expect(await stop(child)).toBe(0);
       } finally {
         await db.drop();
       }
