@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { pooledRandomBytes } from '../random-bytes.ts';
 import { AppError, notFound, validationError } from '../errors.ts';
-import { answerMatches, generateAnswer, hashAnswer } from './answer.ts';
-import { openAnswer, sealAnswer } from './answer-seal.ts';
+import { answerMatches, deriveAnswer, sameAnswer } from './answer.ts';
+import { openAnswer } from './answer-seal.ts';
 import { subkey } from './subkeys.ts';
 import {
   admit,
@@ -21,14 +21,22 @@ import { checkWork, issueWork, spendWork, type WorkView } from './work.ts';
 /** How long a challenge lives, how many answers and new images it allows. */
 export const V1_LIMITS = { ttlMs: 10 * 60_000, attempts: 3, regenerations: 5 } as const;
 
-/** v1 state in the challenge store. Only the answer's keyed hash and a sealed copy are kept. */
+/**
+ * v1 state in the challenge store. No answer is kept: it is derived from the challenge id
+ * and `regenerations` under a TOKEN_KEY subkey ({@link currentAnswer}).
+ */
 export interface V1State {
   kind: 'v1';
   site: string;
   hostname: string;
-  /** {@link hashAnswer} of the answer under the `answer-hash` subkey, bound to the challenge id. */
-  answerHash: string;
-  answerSealed: string;
+  /**
+   * States written before answers were derived kept the answer's keyed hash (answer.ts
+   * `hashAnswer`, `answer-hash` subkey) and a sealed copy (answer-seal.ts); such a state is
+   * checked and drawn from them until it ends (ten minutes at most), and a regeneration
+   * moves it to derived answers.
+   */
+  answerHash?: string;
+  answerSealed?: string;
   attempts: number;
   regenerations: number;
   expiresAt: number;
@@ -66,15 +74,22 @@ export interface V1View {
   no_image: WorkView | null;
 }
 
-const answerHashKey = (deps: CaptchaDeps) => subkey(deps.tokenKey, 'answer-hash');
+/**
+ * The answer of challenge `id`'s current image: the test sitekeys' fixed one, the sealed copy
+ * of a state written before answers were derived, else derived from the id and the number of
+ * regenerations. Storing no answer keeps v1 state small (a live challenge is held ten
+ * minutes, and floods create many) and spares each challenge a keyed hash and an encryption.
+ */
+export function currentAnswer(tokenKey: Buffer, id: string, s: V1State): string {
+  if (s.exempt) return TEST_ANSWER;
+  if (s.answerSealed) return openAnswer(s.answerSealed, tokenKey);
+  return deriveAnswer(subkey(tokenKey, 'answer-derive'), id, s.regenerations);
+}
 
-/** A new answer for challenge `id`: its keyed hash and its sealed copy, as the state keeps them. */
-function newAnswer(deps: CaptchaDeps, admitted: AdmittedSite, id: string) {
-  const answer = admitted.test ? TEST_ANSWER : generateAnswer();
-  return {
-    answerHash: hashAnswer(answer, answerHashKey(deps), id),
-    answerSealed: sealAnswer(answer, deps.tokenKey),
-  };
+/** Whether `given` answers the state's current image (constant-time comparisons). */
+function answers(deps: CaptchaDeps, id: string, s: V1State, given: string): boolean {
+  if (s.answerHash && !s.exempt) return answerMatches(s.answerHash, subkey(deps.tokenKey, 'answer-hash'), id, given);
+  return sameAnswer(currentAnswer(deps.tokenKey, id, s), given);
 }
 
 function view(deps: CaptchaDeps, id: string, s: V1State): V1View {
@@ -120,13 +135,10 @@ export async function createV1(
   const size = evidence
     ? workSize(admitted.site.level, admitted.site.minWorkBits, evidence)
     : workSize(admitted.site.level, admitted.site.minWorkBits, idle);
-  const { answerHash, answerSealed } = newAnswer(deps, admitted, id);
   const state: V1State = {
     kind: 'v1',
     site: admitted.site.sitekey,
     hostname: admitted.hostname,
-    answerHash,
-    answerSealed,
     attempts: 0,
     regenerations: 0,
     expiresAt: deps.now() + V1_LIMITS.ttlMs,
@@ -170,16 +182,15 @@ const idle: Evidence = {
 
 /**
  * The challenge image (PNG) of the current answer. One rendering per answer: the distortion
- * is seeded from the sealed answer under the key, so every GET of the same answer gets the
- * same bytes and readings cannot be combined; a regeneration (new answer) draws anew.
+ * is seeded under the key from the challenge and its regeneration, so every GET of the same
+ * answer gets the same bytes and readings cannot be combined; a regeneration (new answer)
+ * draws anew.
  */
 export async function renderV1Asset(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise<Buffer> {
   const { state } = await load(deps, id, req);
-  const seed = createHmac('sha256', deps.tokenKey)
-    .update(`auditcaptcha/v1-render:${state.answerSealed}`)
-    .digest()
-    .subarray(0, 16);
-  return renderChallenge(openAnswer(state.answerSealed, deps.tokenKey), { rng: createRng(seed) });
+  const drawn = state.answerSealed ?? `${id}:${state.regenerations}`;
+  const seed = createHmac('sha256', deps.tokenKey).update(`auditcaptcha/v1-render:${drawn}`).digest().subarray(0, 16);
+  return renderChallenge(currentAnswer(deps.tokenKey, id, state), { rng: createRng(seed) });
 }
 
 /** What a v1 answer carries besides the answer: the proof of `work` (or of `no_image`). */
@@ -241,7 +252,7 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
     ),
   )) as V1State | null;
   if (!counted) return { success: false, error: 'challenge-spent', attempts_left: 0 };
-  const right = !counted.unsolvable && answerMatches(counted.answerHash, answerHashKey(deps), id, proof.answer!);
+  const right = !counted.unsolvable && answers(deps, id, counted, proof.answer!);
   if (right) return finish(deps, id, counted, admitted);
   if (!counted.exempt) await guardStore(recordFailure(deps.stores, state.site, req));
   const remaining = V1_LIMITS.attempts - counted.attempts;
@@ -267,20 +278,23 @@ async function finish(deps: CaptchaDeps, id: string, s: V1State, admitted: Admit
 
 /** A new image and answer for the same challenge, at most V1_LIMITS.regenerations times. */
 export async function regenerateV1(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise<V1View> {
-  const { state, admitted } = await load(deps, id, req);
+  const { state } = await load(deps, id, req);
   if (state.regenerations >= V1_LIMITS.regenerations) {
     throw validationError('challenge', 'This challenge cannot be regenerated any more; start a new one.');
   }
-  const { answerHash, answerSealed } = newAnswer(deps, admitted, id);
+  // Set by the run of the update that is stored (on Redis it may run more than once).
+  let regenerated = false;
   const next = (await guardStore(
-    deps.stores.challenges.update(id, (s: V1State) =>
-      s.regenerations >= V1_LIMITS.regenerations
-        ? s
-        : { ...s, answerHash, answerSealed, regenerations: s.regenerations + 1 },
-    ),
+    deps.stores.challenges.update(id, (s: V1State) => {
+      regenerated = s.regenerations < V1_LIMITS.regenerations;
+      if (!regenerated) return s;
+      // A state from before derived answers moves to them: the next image's answer is derived.
+      const { answerHash: _hash, answerSealed: _sealed, ...rest } = s;
+      return { ...rest, regenerations: s.regenerations + 1 };
+    }),
   )) as V1State | null;
   if (!next) throw notFound('Challenge');
-  if (next.answerSealed !== answerSealed) {
+  if (!regenerated) {
     throw validationError('challenge', 'This challenge cannot be regenerated any more; start a new one.');
   }
   return view(deps, id, next);

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHmac, randomInt } from 'node:crypto';
+import { createSecretKey, randomInt } from 'node:crypto';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { browser, createTestSite, envAnswerFor, siteverify, solveProofAsync } from '../helpers/captcha.ts';
-import { openAnswer } from '../../src/captcha/answer-seal.ts';
+import { deriveAnswer, hashAnswer } from '../../src/captcha/answer.ts';
+import { sealAnswer } from '../../src/captcha/answer-seal.ts';
+import { subkey } from '../../src/captcha/subkeys.ts';
+import { currentAnswer } from '../../src/captcha/v1.ts';
 
 /**
  * Issue 10 as an attacker tries it: a plain HTTP client with perfect headers and any
@@ -37,7 +40,7 @@ const post = (path: string, json: unknown, from = ip()) =>
   });
 /** The v1 answer, read from the store with the server's key: a perfect reader of the image. */
 const answerOf = async (id: string) =>
-  openAnswer((await services.stores.challenges.get(id)).answerSealed, services.config.tokenKey!);
+  currentAnswer(services.config.tokenKey!, id, await services.stores.challenges.get(id));
 
 describe('no token without work', () => {
   it('v2 never passes on headers and telemetry alone', async () => {
@@ -128,16 +131,13 @@ describe('a reader of the store', () => {
     const id = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body.challenge;
     const state = (await services.stores.challenges.get(id)) as Record<string, unknown>;
     const answer = await answerOf(id);
-    // No salt is stored; no stored value, nor the id, keys an HMAC that gives the stored hash.
-    expect(state).not.toHaveProperty('salt');
+    // Nothing of the answer is stored: no salt, hash or sealed copy, nor the answer itself.
+    for (const field of ['salt', 'answerHash', 'answerSealed', 'answer']) expect(state).not.toHaveProperty(field);
     expect(JSON.stringify(state)).not.toContain(answer);
+    // No stored value, nor the id, keys the derivation that gives the answer.
     const strings = [id, ...Object.values(state).filter((v): v is string => typeof v === 'string')];
     for (const key of strings) {
-      for (const message of [answer, `${id}\u0000${answer}`]) {
-        const guess = createHmac('sha256', key).update(message).digest();
-        expect(guess.subarray(0, 16).toString('base64url')).not.toBe(state.answerHash);
-        expect(guess.toString('hex')).not.toBe(state.answerHash);
-      }
+      expect(deriveAnswer(createSecretKey(Buffer.from(key)), id, 0)).not.toBe(answer);
     }
   });
 });
@@ -195,6 +195,44 @@ describe('the way through without the image', () => {
       (await post(`/api/v1/challenges/${created.challenge}/verify`, { no_image: true, work: 'x.y', solutions: '1' }))
         .status,
     ).toBe(404);
+  });
+});
+
+describe('v1 states written before answers were derived', () => {
+  it('are checked against their stored hash, drawn from their sealed copy, and derive after a regeneration', async () => {
+    const made = (await post('/api/v1/challenges', { sitekey: site.sitekey })).body;
+    const id = made.challenge as string;
+    const key = services.config.tokenKey!;
+    // Rewrite the state as the service wrote it before: a keyed hash and a sealed copy of an answer.
+    const old = 'K7M3P';
+    const state = await services.stores.challenges.get(id);
+    await services.stores.challenges.update(id, () => ({
+      ...state,
+      answerHash: hashAnswer(old, subkey(key, 'answer-hash'), id),
+      answerSealed: sealAnswer(old, key),
+    }));
+    expect(await answerOf(id)).toBe(old);
+    const derived = deriveAnswer(subkey(key, 'answer-derive'), id, 0);
+    if (derived !== old) {
+      const wrong = await post(`/api/v1/challenges/${id}/verify`, {
+        answer: derived,
+        ...(await solveProofAsync(made.work)),
+      });
+      expect(wrong.body.error).toBe('wrong-answer');
+      made.work = wrong.body.work;
+    }
+    // A regeneration drops the stored copies; the next image's answer is derived.
+    const again = await post(`/api/v1/challenges/${id}/regenerate`, {});
+    expect(again.status).toBe(200);
+    const regenerated = await services.stores.challenges.get(id);
+    expect(regenerated).not.toHaveProperty('answerHash');
+    expect(regenerated).not.toHaveProperty('answerSealed');
+    expect(await answerOf(id)).toBe(deriveAnswer(subkey(key, 'answer-derive'), id, 1));
+    const right = await post(`/api/v1/challenges/${id}/verify`, {
+      answer: (await answerOf(id)).toLowerCase(),
+      ...(await solveProofAsync(again.body.work)),
+    });
+    expect(right.body.success).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { openAnswer } from '../../src/captcha/answer-seal.ts';
+import { currentAnswer } from '../../src/captcha/v1.ts';
 import {
   contextOptions,
   hideWebdriver,
@@ -107,7 +107,7 @@ describe.skipIf(skipE2e)('the /demo page in Chromium, verified by its own server
     await expect.poll(() => created.length, { timeout: 10_000 }).toBeGreaterThan(0);
     const challenge = created.at(-1)!;
     const state = await stack.services.stores.challenges.get(challenge);
-    const answer = openAnswer(state.answerSealed, stack.services.config.tokenKey!);
+    const answer = currentAnswer(stack.services.config.tokenKey!, challenge, state);
     await form.getByRole('textbox', { name: 'Type the characters shown in the image' }).fill(answer);
     await form.getByRole('button', { name: 'Check' }).click();
     await widgetIn(page, '#explicit-form').getByText('Success! You are verified.').waitFor();
