@@ -3,6 +3,7 @@ import { validate } from '@readme/openapi-parser';
 import { buildRouteTable } from '../../facade/route-table.ts';
 import { appRouter } from '../../routers/root.ts';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
+import { conformanceProblems } from '../helpers/openapi-conformance.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -44,5 +45,30 @@ describe('OpenAPI', () => {
     expect(html).toContain('/api/v1/account');
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toMatch(/(src|href)="https?:\/\//i);
+  });
+});
+
+describe('the conformance check the tests apply to every answer', () => {
+  const notFound = { 'content-type': 'application/json' };
+  const body = { code: 'ERR_NOT_FOUND', message: 'Report not found.', status: 404 };
+
+  it('judges a report id the matcher would trim or split as no operation, not as the list', async () => {
+    // To the server these name one report ("\f", "/", "."); the matcher would see the list.
+    for (const path of ['/api/v1/reports/%0C', '/api/v1/reports/%2F', '/api/v1/reports/.']) {
+      expect(await conformanceProblems({ method: 'GET', path, status: 404, headers: notFound, body }), path).toEqual(
+        [],
+      );
+    }
+  });
+
+  it('still finds an undocumented status on the operation a path names', async () => {
+    const problems = await conformanceProblems({
+      method: 'GET',
+      path: '/api/v1/reports',
+      status: 404,
+      headers: notFound,
+      body,
+    });
+    expect(problems.join('\n')).toContain('status 404 is not documented');
   });
 });

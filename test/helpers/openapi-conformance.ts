@@ -58,10 +58,11 @@ export async function conformanceProblems(ex: Exchange): Promise<string[]> {
   // A dot segment (`/reports/.`) is an id to the server but is normalised away by the matcher,
   // which would then judge the answer against another operation.
   if (/(^|\/)\.\.?(\/|$)/.test(ex.path.split('?')[0] ?? '')) return [];
-  // Likewise a segment the matcher trims away (`/reports/%0C` is the id "\f" to the server):
-  // a template with another number of segments than the path is another operation.
+  // Likewise a segment the matcher trims away (`/reports/%0C` is the id "\f" to the server) or
+  // splits (`/reports/%2F` is the id "/"): a template with another number of segments than the
+  // path as sent (before decoding, as the server routes it) is another operation.
   const segments = (p: string) => p.replace(/\/+$/, '').split('/').length;
-  if (segments(operation.path) !== segments(path)) return [];
+  if (segments(operation.path) !== segments(url.pathname)) return [];
   const where = `${ex.method} ${ex.path.slice(0, 200)} -> ${ex.status} (${operation.operationId})`;
   const documented = operation.responses?.[String(ex.status)] as
     { content?: Record<string, unknown>; headers?: Record<string, { $ref?: string; required?: boolean }> } | undefined;

@@ -48,9 +48,13 @@ const scale = Math.max(1, Math.min(100, Number(process.env.PROPERTY_RUNS_SCALE) 
 /** A test's time limit, scaled with PROPERTY_RUNS_SCALE. */
 export const scaledTimeout = (ms: number) => ms * scale;
 
+/** A failing run's seed, to run it again: PROPERTY_SEED=1571213636 (fast-check prints it). */
+const seed = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined;
+
 /** fast-check settings: few runs, bounded in time, first failure reported as is (no long shrinking). */
 export function runs(numRuns: number, seconds = 60): fc.Parameters<unknown> {
   return {
+    ...(seed === undefined ? {} : { seed }),
     numRuns: numRuns * scale,
     endOnFailure: true,
     interruptAfterTimeLimit: seconds * 1000 * scale,
