@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { newTokenId, sealToken } from '../src/captcha/tokens.ts';
-import { npmStartArguments } from './lib/child.ts';
+import { buildServers, npmStartArguments } from './lib/child.ts';
+import { challengeRequests, siteverifyRequests } from './lib/requests.ts';
 import { fmt } from './lib/load.ts';
 import { runWrk, runWrkMeasured, type WrkRequest } from './lib/wrk.ts';
 
@@ -25,16 +25,6 @@ const SECONDS = 3;
 interface Service {
   child: ChildProcess;
   info: { port: number; sitekey: string; secret: string; tokenKey: string };
-}
-
-/** Builds dist/ and the bench servers in `dir` (a checkout sharing this one's node_modules). */
-function build(dir: string): void {
-  const run = (args: string[]) => {
-    const done = spawnSync(process.execPath, args, { cwd: dir, stdio: 'inherit' });
-    if (done.status !== 0) throw new Error(`${args.join(' ')} failed in ${dir}`);
-  };
-  run(['--import', 'tsx', 'scripts/build.ts']);
-  run([path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.bench.json']);
 }
 
 async function start(dir: string): Promise<Service> {
@@ -53,47 +43,11 @@ async function start(dir: string): Promise<Service> {
   return { child, info };
 }
 
-const address = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-
 /** `n` requests for `service`: fresh tokens under its key for siteverify, challenge bodies otherwise. */
-function requests(service: Service, n: number): WrkRequest[] {
-  const key = Buffer.from(service.info.tokenKey, 'hex');
-  const now = Date.now();
-  return Array.from({ length: n }, (_, i): WrkRequest =>
-    kind === 'siteverify'
-      ? {
-          method: 'POST',
-          path: '/api/v1/siteverify',
-          headers: { 'content-type': 'application/json', 'x-forwarded-for': address(i) },
-          body: JSON.stringify({
-            secret: service.info.secret,
-            response: sealToken(
-              {
-                id: newTokenId(),
-                site: service.info.sitekey,
-                hostname: 'bench.example',
-                iat: now,
-                kind: 'v3',
-                action: 'bench',
-                score: 0.9,
-                cdata: null,
-              },
-              key,
-            ),
-          }),
-        }
-      : {
-          method: 'POST',
-          path: `/api/${kind}/challenges`,
-          headers: {
-            'content-type': 'application/json',
-            origin: 'https://bench.example',
-            'x-forwarded-for': address(i),
-          },
-          body: JSON.stringify({ sitekey: service.info.sitekey, action: 'bench' }),
-        },
-  );
-}
+const requests = (service: Service, n: number): WrkRequest[] =>
+  kind === 'siteverify'
+    ? siteverifyRequests(service.info, n)
+    : challengeRequests(kind as 'v2' | 'v3', service.info.sitekey, 'https://bench.example', n);
 
 if (!commit || !['siteverify', 'v2', 'v3'].includes(kind)) {
   console.error('usage: npx tsx bench/compare.ts <commit> [siteverify|v2|v3] [rounds]');
@@ -108,8 +62,8 @@ try {
   // A commit from before the compiled bench servers gets today's way to build them.
   if (!existsSync(path.join(base, 'tsconfig.bench.json')))
     copyFileSync(path.join(root, 'tsconfig.bench.json'), path.join(base, 'tsconfig.bench.json'));
-  build(base);
-  build(root);
+  buildServers(base);
+  buildServers(root);
   const [a, b] = [await start(base), await start(root)];
   services.push(a, b);
   const perRound = kind === 'siteverify' ? 90_000 : 30_000;

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freshPostgresDatabase } from '../test/helpers/services.ts';
 import { npmStartArguments, startChild } from './lib/child.ts';
+import { address, challengeRequests } from './lib/requests.ts';
 import { fmt } from './lib/load.ts';
 import { hasWrk, loadAverage, runWrk, runWrkMeasured, type WrkRequest, type WrkResult } from './lib/wrk.ts';
 import { alternate, BASELINE_REQUEST, line, printProfile, profileArgs, redisReachable } from './siteverify.ts';
@@ -35,9 +36,6 @@ interface ServiceInfo {
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
-/** A client address per request, so per-address limits stay out of the way. */
-const address = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-
 async function challenges(): Promise<void> {
   const baseline = await startChild<{ port: number }>('bench/servers/bare-koa.ts');
   const service = await startChild<ServiceInfo>(
@@ -49,16 +47,8 @@ async function challenges(): Promise<void> {
   try {
     const bareUrl = `http://127.0.0.1:${baseline.info.port}`;
     const url = `http://127.0.0.1:${service.info.port}`;
-    for (const [version, body] of [
-      ['v2', { sitekey: service.info.sitekey, action: 'bench' }],
-      ['v3', { sitekey: service.info.sitekey, action: 'bench' }],
-    ] as const) {
-      const requests: WrkRequest[] = Array.from({ length: 50_000 }, (_, i) => ({
-        method: 'POST',
-        path: `/api/${version}/challenges`,
-        headers: { 'content-type': 'application/json', origin: ORIGIN, 'x-forwarded-for': address(i) },
-        body: JSON.stringify(body),
-      }));
+    for (const version of ['v2', 'v3'] as const) {
+      const requests = challengeRequests(version, service.info.sitekey, ORIGIN, 50_000);
       await runWrk({ url, connections: CONNECTIONS, durationSec: 1, requests: requests.slice(0, 5000) });
       const r = await alternate(
         ROUNDS,

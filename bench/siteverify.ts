@@ -8,8 +8,8 @@
 //   BENCH_WORK_US=10,20,60  busy waits for the work-budget rows (bench/lib/work-budget.ts)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createClient } from 'redis';
-import { sealToken, newTokenId } from '../src/captcha/tokens.ts';
 import { startChild } from './lib/child.ts';
+import { siteverifyRequests } from './lib/requests.ts';
 import { fmt } from './lib/load.ts';
 import { hasWrk, loadAverage, runWrk, runWrkMeasured, type GcPerRequest, type WrkResult } from './lib/wrk.ts';
 import { monotonicUs, newestProfile, printTopSelfTime, type ProfileWindow } from './lib/cpu-profile.ts';
@@ -119,32 +119,7 @@ async function measureSiteverify(store: 'memory' | 'redis', redisUrl: string, ba
     // Fresh tokens sealed ahead with the service's key, so the runs measure verification only
     // (each run its own share: a repeated token would be answered as spent); a different
     // client address per request keeps the per-address limit out of the way.
-    const key = Buffer.from(service.info.tokenKey, 'hex');
-    const now = Date.now();
-    const requests = Array.from({ length: TOKENS }, (_, i) => ({
-      method: 'POST' as const,
-      path: '/api/v1/siteverify',
-      headers: {
-        'content-type': 'application/json',
-        'x-forwarded-for': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
-      },
-      body: JSON.stringify({
-        secret: service.info.secret,
-        response: sealToken(
-          {
-            id: newTokenId(),
-            site: service.info.sitekey,
-            hostname: 'bench.example',
-            iat: now,
-            kind: 'v3',
-            action: 'bench',
-            score: 0.9,
-            cdata: null,
-          },
-          key,
-        ),
-      }),
-    }));
+    const requests = siteverifyRequests(service.info, TOKENS);
     const share = Math.floor(TOKENS / (ROUNDS + 1));
     const url = `http://127.0.0.1:${service.info.port}`;
     const bareUrl = `http://127.0.0.1:${baseline.port}`;

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { resolveTokenKey } from './config.ts';
-import { initORM, migrateDatabase, type Database } from './db/orm.ts';
+import { initORM, migrate, type Database } from './db/orm.ts';
 import { openStores, type Stores } from './stores/index.ts';
 import { createReportAnalyzer, type ReportAnalyzer } from './reports/analysis.ts';
 import { createMetrics, instrumentStores, type Metrics } from './metrics.ts';
@@ -36,12 +36,11 @@ export async function openServices(
 ): Promise<OpenedServices> {
   resolveTokenKey(config);
   const dataDir = opts.dataDir === null ? undefined : (opts.dataDir ?? config.DATA_DIR);
-  const target = { databaseUrl: config.DATABASE_URL, dataDir };
-  const db = await initORM(target);
+  const db = await initORM({ databaseUrl: config.DATABASE_URL, dataDir });
   let stores: Stores | undefined;
   let applied: string[];
   try {
-    applied = await migrateDatabase(db, target);
+    applied = await migrate(db.orm);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
     stores = await openStores({
       redisUrl: config.REDIS_URL,

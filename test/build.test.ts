@@ -92,12 +92,12 @@ describe('npm run build, then the compiled start', () => {
   }, 240_000);
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
-    'migrates a new PostgreSQL database through the migration worker, then serves',
+    'migrates a new PostgreSQL database at its first start, then serves',
     async () => {
       const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL!);
       try {
         const { child, url, output } = await startCompiled({ LOG_LEVEL: 'info', DATABASE_URL: db.url });
-        // The worker applied every migration (the service logs their names) and the schema serves.
+        // Every migration was applied (the service logs their names) and the schema serves.
         expect(output()).toContain('migrations applied');
         expect(output()).toContain('Migration20261121101430');
         expect((await request(`${url}/readyz`)).status).toBe(200);

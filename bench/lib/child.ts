@@ -73,25 +73,22 @@ function addGcLine(totals: GcTotals & { pauses: number[] }, line: string): void 
   totals.promotedBytes += field('promoted');
 }
 
-let compiled: Promise<void> | undefined;
-
 /**
- * Builds the service as `npm start` does (scripts/build.ts: dist/ and the widget bundles) and
- * the benchmark servers beside it (tsconfig.bench.json), once per benchmark process.
+ * Builds the service in checkout `dir` as `npm start` does (scripts/build.ts: dist/ and the
+ * widget bundles) and the benchmark servers beside it (tsconfig.bench.json).
  */
-function compileServers(): Promise<void> {
-  compiled ??= (async () => {
-    const { build } = await import('../../scripts/build.ts');
-    await build();
-    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const done = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.bench.json')], {
-      cwd: root,
-      stdio: 'inherit',
-    });
-    if (done.status !== 0) throw new Error(`compiling the benchmark servers failed (${done.status ?? done.signal})`);
-  })();
-  return compiled;
+export function buildServers(dir: string = root): void {
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  for (const args of [
+    ['--import', 'tsx', 'scripts/build.ts'],
+    [tsc, '-p', 'tsconfig.bench.json'],
+  ]) {
+    const done = spawnSync(process.execPath, args, { cwd: dir, stdio: 'inherit' });
+    if (done.status !== 0) throw new Error(`${args.join(' ')} failed in ${dir} (${done.status ?? done.signal})`);
+  }
 }
+
+let built = false;
 
 /**
  * Starts a server script in its own process (so load generation and serving do not share an
@@ -107,7 +104,10 @@ export async function startChild<T>(
   opts: { traceGc?: boolean } = {},
 ): Promise<ChildServer<T>> {
   const isServer = script.startsWith('bench/servers/');
-  if (isServer) await compileServers();
+  if (isServer && !built) {
+    buildServers();
+    built = true;
+  }
   const entry = isServer
     ? [path.join(root, 'dist', script.replace(/\.ts$/, '.js'))]
     : ['--import', 'tsx', path.join(root, script)];

@@ -15,9 +15,13 @@ export const ANSWER_ALPHABET = 'ACDEFGHJKMNPQRTUVWXY34679';
 /** Longest input {@link answerMatches} will look at; longer input cannot match. */
 const MAX_GIVEN_LENGTH = 64;
 
+function checkAnswerLength(length: number): void {
+  if (!Number.isInteger(length) || length < 1 || length > 32) throw new RangeError('answer length must be 1..32');
+}
+
 /** A random answer of `length` characters from {@link ANSWER_ALPHABET} (CSPRNG). */
 export function generateAnswer(length = 5): string {
-  if (!Number.isInteger(length) || length < 1 || length > 32) throw new RangeError('answer length must be 1..32');
+  checkAnswerLength(length);
   let out = '';
   for (let i = 0; i < length; i++) out += ANSWER_ALPHABET[randomInt(ANSWER_ALPHABET.length)];
   return out;
@@ -31,7 +35,7 @@ export function generateAnswer(length = 5): string {
  * is skipped), so every character is equally likely.
  */
 export function deriveAnswer(key: KeyObject, challengeId: string, regeneration: number, length = 5): string {
-  if (!Number.isInteger(length) || length < 1 || length > 32) throw new RangeError('answer length must be 1..32');
+  checkAnswerLength(length);
   const size = ANSWER_ALPHABET.length;
   const limit = 256 - (256 % size);
   let out = '';

@@ -5,10 +5,9 @@ import { migrationsList } from '../../migrations/index.ts';
 import { projectRoot } from './options.ts';
 
 /**
- * The migrator and its settings, kept out of the serving process: @mikro-orm/migrations
- * brings umzug, its command-line and JSON-schema libraries (18 MB of resident memory that
- * would stay for the process's life). The service applies migrations through a worker on
- * PostgreSQL (migrate-worker.ts) and imports this module only where migrations run in process.
+ * The migrator and its settings, apart from the ORM's base options (options.ts): MikroORM's
+ * CLI config, `migration:create`, tests and `migrate` (orm.ts) attach it to an ORM where
+ * migrations run.
  */
 
 /** Migration settings. Migrations come as a static list (migrations/index.ts); `path` is where new ones are written. */

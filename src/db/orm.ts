@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PGliteConnectionConfig } from 'mikro-orm-pglite';
 import { baseOptions } from './options.ts';
 import { EMBEDDED_LOCK_STALE_MS, lockEmbeddedDatabase, type HeldLock } from './lock.ts';
 import { scopeOrmStorages } from './orm-storage.ts';
+import { migratorOf } from './migrator.ts';
 
 export interface DatabaseTarget {
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
@@ -101,47 +101,18 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
 const MIGRATION_LOCK = 727002;
 
 /**
- * Applies pending migrations in this process; returns the names applied. On PostgreSQL,
+ * Applies pending migrations; returns the names applied. On PostgreSQL,
  * instances starting together take turns under an advisory lock held by a transaction of its
  * own (the migrator uses other connections), so the later ones find the schema current
  * instead of failing on objects the first is creating. PGlite has one connection and one
  * process: no lock.
  */
 export async function migrate(orm: MikroORM): Promise<string[]> {
-  const { migratorOf } = await import('./migrator.ts');
   const migrator = migratorOf(orm);
   if (embedded.has(orm)) return (await migrator.up()).map((m) => m.name);
   const connection = orm.em.getConnection();
   return connection.transactional(async (trx) => {
     await connection.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK], 'all', trx);
     return (await migrator.up()).map((m) => m.name);
-  });
-}
-
-/**
- * The compiled migration worker (migrate-worker.ts), where there is one: the service built
- * by `npm run build` runs from .js files. Under a transpiler (tsx, the test runner) a worker
- * could not load TypeScript, so migrations run in process there.
- */
-const migrationWorker = import.meta.url.endsWith('.js') ? new URL('./migrate-worker.js', import.meta.url) : undefined;
-
-/**
- * Applies pending migrations to `db`, opened on `target`; returns the names applied. On
- * PostgreSQL, from the compiled service, in a worker thread with its own ORM and pool: the
- * migrator's libraries load there and their memory goes when the worker ends, instead of
- * staying resident in the serving process. The embedded database has one connection, this
- * process's, so it is migrated in process.
- */
-export function migrateDatabase(db: Database, target: DatabaseTarget): Promise<string[]> {
-  if (!target.databaseUrl || !migrationWorker || embedded.has(db.orm)) return migrate(db.orm);
-  const worker = new Worker(migrationWorker, { workerData: { databaseUrl: target.databaseUrl } });
-  return new Promise((resolve, reject) => {
-    let applied: string[] | undefined;
-    worker.once('message', (message: { applied: string[] }) => (applied = message.applied));
-    worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (applied && code === 0) resolve(applied);
-      else reject(new Error(`the migration worker exited with code ${code} before it finished`));
-    });
   });
 }
