@@ -24,9 +24,20 @@ export interface LimitOptions {
 }
 
 /**
+ * X-RateLimit-Reset in whole epoch seconds, as the Redis driver sends it and the OpenAPI
+ * document says: koa-ratelimit's memory driver (the embedded default) writes the window's
+ * end with microseconds (`1795627064.931918`), which integer parsers refuse. Rounded up, so
+ * a client that waits until then finds the window over.
+ */
+function wholeSecondReset(ctx: Context): void {
+  const reset = Number(ctx.response.get('X-RateLimit-Reset'));
+  if (reset > 0 && !Number.isInteger(reset)) ctx.set('X-RateLimit-Reset', String(Math.ceil(reset)));
+}
+
+/**
  * A koa-ratelimit limiter on the process's store (Redis through the bridge, or its memory
- * driver), setting X-RateLimit-Limit/Remaining/Reset. A refused request becomes a
- * RATE_LIMITED AppError with Retry-After, so it gets the documented error body.
+ * driver), setting X-RateLimit-Limit/Remaining/Reset (whole seconds on either). A refused
+ * request becomes a RATE_LIMITED AppError with Retry-After, so it gets the documented error body.
  */
 export function rateLimit(stores: Stores, opts: LimitOptions): Middleware {
   const limiter = ratelimit({
@@ -53,6 +64,7 @@ export function rateLimit(stores: Stores, opts: LimitOptions): Middleware {
       await next();
       return;
     }
+    wholeSecondReset(ctx);
     if (!passed) {
       opts.metrics?.countRateLimitRejection(opts.name);
       const after = Math.max(1, Number(facadeState(ctx).rateLimit?.after) || 1);

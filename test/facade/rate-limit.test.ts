@@ -33,7 +33,11 @@ function suite(store: 'memory' | 'redis') {
         if (i === 1) {
           expect(res.headers.get('x-ratelimit-limit')).toBe('240');
           expect(res.headers.get('x-ratelimit-remaining')).toBe('239');
-          expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+          // Whole epoch seconds on every store, within the one-minute window.
+          const reset = res.headers.get('x-ratelimit-reset') ?? '';
+          expect(reset).toMatch(/^\d+$/);
+          expect(Number(reset)).toBeGreaterThan(Date.now() / 1000);
+          expect(Number(reset)).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
         }
       }
       const refused = await request(`${server.url}/api/v1/account`, { key: a.key });
@@ -46,6 +50,7 @@ function suite(store: 'memory' | 'redis') {
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
       expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(refused.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
 
       const other = await request(`${server.url}/api/v1/account`, { key: b.key });
       expect(other.status).toBe(200);
