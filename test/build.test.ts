@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from './helpers/http.ts';
@@ -18,12 +18,19 @@ afterAll(() => {
 /** Packages the serving process must not need: the transpiler, the bundler, the compiler. */
 const buildOnly = new Set(['tsx', 'esbuild', '@esbuild', 'typescript', 'vitest', 'vite']);
 
-/** A node_modules of links to every installed package except the build-only ones. */
-function productionModules(into: string): void {
+/**
+ * Packages (or scopes) that only some routes or the analyzer's worker threads use, loaded on
+ * first use (src/lazy-require.ts, src/reports/passwords.ts, the analysis engine): a process
+ * that starts and answers its hot routes without them installed never held them in memory.
+ */
+const loadedOnUse = new Set(['tldts', 'robots-parser', '@node-rs', 'jimp', '@jimp', 'playwright-core', 'cheerio']);
+
+/** A node_modules of links to every installed package except the build-only ones (and `omit`). */
+function productionModules(into: string, omit: ReadonlySet<string> = new Set()): void {
   mkdirSync(into);
   const from = path.join(root, 'node_modules');
   for (const name of readdirSync(from)) {
-    if (buildOnly.has(name) || name === '.bin') continue;
+    if (buildOnly.has(name) || omit.has(name) || name === '.bin') continue;
     symlinkSync(path.join(from, name), path.join(into, name));
   }
 }
@@ -32,9 +39,9 @@ function productionModules(into: string): void {
  * Starts the compiled service built into `work`/dist with `env` (beside PATH and HOME, on a
  * free port) and resolves once it says where it listens, with everything it printed so far.
  */
-async function startCompiled(env: Record<string, string>) {
-  const child = spawn(process.execPath, [path.join(work, 'dist', 'bin', 'server.js')], {
-    cwd: work,
+async function startCompiled(env: Record<string, string>, dir = work) {
+  const child = spawn(process.execPath, [path.join(dir, 'dist', 'bin', 'server.js')], {
+    cwd: dir,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -90,6 +97,34 @@ describe('npm run build, then the compiled start', () => {
     expect((await request(`${url}/api/v1/account`, { key })).status).toBe(200);
     expect(await stop(child)).toBe(0);
   }, 240_000);
+
+  it('starts and answers its hot routes without the libraries loaded on first use', async () => {
+    // The dist/ the first test built, beside a node_modules without those libraries.
+    const lean = path.join(work, 'lean');
+    mkdirSync(lean);
+    cpSync(path.join(work, 'dist'), path.join(lean, 'dist'), { recursive: true });
+    productionModules(path.join(lean, 'node_modules'), loadedOnUse);
+    const { child, url, output } = await startCompiled({ LOG_LEVEL: 'warn', DATA_DIR: path.join(lean, 'data') }, lean);
+    expect((await request(`${url}/readyz`)).status).toBe(200);
+    const key = /API key \(shown once, keep it\): (ak_\S+)/.exec(output())?.[1];
+    expect((await request(`${url}/api/v1/account`, { key })).status).toBe(200);
+    // Listing reports reads the check definitions (ids, weights), whose libraries stay unloaded.
+    expect((await request(`${url}/api/v1/reports`, { key })).status).toBe(200);
+    const origin = { Origin: 'https://lean.example', 'Content-Type': 'application/json' };
+    const issued = await fetch(`${url}/api/v3/challenges`, {
+      method: 'POST',
+      headers: origin,
+      body: JSON.stringify({ sitekey: '1x00000000000000000000AA', action: 'lean' }),
+    });
+    expect(issued.status).toBe(201);
+    const verified = await fetch(`${url}/api/v1/siteverify`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ secret: '1x0000000000000000000000000000000AA', response: 'XXXX.DUMMY.TOKEN.XXXX' }),
+    });
+    expect(await verified.json()).toMatchObject({ success: true });
+    expect(await stop(child)).toBe(0);
+  }, 120_000);
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
     'migrates a new PostgreSQL database at its first start, then serves',

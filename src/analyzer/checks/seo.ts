@@ -3,8 +3,8 @@
  * robots rules, indexability, link count, language, favicon, canonical and hreflang.
  */
 import type { Element } from 'domhandler';
-import * as robotsParserModule from 'robots-parser';
 import type { PageContext } from '../page.ts';
+import { lazyRequire } from '../../lazy-require.ts';
 import { defineCheck, type CheckDefinition } from './types.ts';
 
 /** The parts of robots-parser's Robot we use. */
@@ -14,12 +14,8 @@ interface RobotsRules {
 }
 type RobotsParser = (url: string, contents: string) => RobotsRules;
 
-/** robots-parser is CommonJS (`module.exports = fn`); unwrap whichever interop shape we get. */
-const robotsParser: RobotsParser = (() => {
-  const outer = (robotsParserModule as unknown as { default: unknown }).default;
-  const fn = typeof outer === 'function' ? outer : (outer as { default: unknown }).default;
-  return fn as RobotsParser;
-})();
+/** robots-parser is CommonJS (`module.exports = fn`), required on the robots check's first run. */
+const robotsParser = lazyRequire<RobotsParser>('robots-parser');
 
 const seo = (id: string, importance: 'high' | 'medium' | 'low', run: CheckDefinition['run']) =>
   defineCheck('seo', id, importance, run);
@@ -156,7 +152,7 @@ export const seoChecks: CheckDefinition[] = [
     if (robots.text === undefined) {
       return { passed: true, value: { status: robots.status ?? null, rules: false }, details: [] };
     }
-    const parsed = robotsParser(robots.url, robots.text);
+    const parsed = robotsParser()(robots.url, robots.text);
     const allowed = parsed.isAllowed(page.url.href, page.robotsAgent) !== false;
     const details: string[] = [];
     if (!allowed) {
