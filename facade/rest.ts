@@ -15,6 +15,7 @@ import { browserCors, preflight } from './browser-cors.ts';
 import { siteverifyShape } from './siteverify-shape.ts';
 import { procedureCaller } from './procedure-call.ts';
 import { checkPhase } from '../src/check-phase.ts';
+import { setHeader } from './headers.ts';
 
 /**
  * Output parsers run where they protect a client from what the service might otherwise
@@ -109,12 +110,12 @@ export function restRoutes(services: Services, router: AnyRouter): RestRoutes {
       ctx.status = route.meta.successStatus ?? 200;
       if (route.meta.responseType) {
         ctx.type = route.meta.responseType;
-        ctx.set('Cache-Control', 'no-store');
+        setHeader(ctx, 'Cache-Control', 'no-store');
       }
       if (result && typeof result === 'object' && !Buffer.isBuffer(result)) {
         // Same JSON as Koa would send; stored JSON (RawJson) goes through as it is. The header
         // is set as Koa would set it for `ctx.type = 'json'`, without its MIME lookup.
-        ctx.set('Content-Type', 'application/json; charset=utf-8');
+        setHeader(ctx, 'Content-Type', 'application/json; charset=utf-8');
         ctx.body = stringifyWithRaw(result);
       } else {
         ctx.body = result ?? { ok: true };

@@ -11,21 +11,42 @@ export interface CounterStore {
   hit(key: string, windowMs: number): Promise<number>;
   /** Hits on `key` in its current window, without counting one (0 when none). */
   count(key: string): Promise<number>;
+  /**
+   * Several counters in one store call (one round trip on Redis): counts one hit on each of
+   * `hits`, as {@link hit} does, and reads each of `reads`, as {@link count} does. Resolves to
+   * the hits' counts in order, then the reads'.
+   */
+  tally(hits: readonly CounterHit[], reads: readonly string[]): Promise<number[]>;
+}
+
+/** A counter to hit: its key and, for a window it starts, the window's length. */
+export interface CounterHit {
+  key: string;
+  windowMs: number;
 }
 
 /** Process-memory counters; `now` is injectable for fake time. */
 export function memoryCounterStore(prefix: string, now: () => number = () => Date.now()): CounterStore {
   const map = new TtlMap<{ count: number }>({ now });
+  const hit = (key: string, windowMs: number) => {
+    const k = prefix + key;
+    const entry = map.get(k);
+    if (entry) return ++entry.count;
+    map.insertNew(k, { count: 1 }, positiveTtl(windowMs));
+    return 1;
+  };
+  const count = (key: string) => map.get(prefix + key)?.count ?? 0;
   return {
     async hit(key, windowMs) {
-      const k = prefix + key;
-      const entry = map.get(k);
-      if (entry) return ++entry.count;
-      map.insertNew(k, { count: 1 }, positiveTtl(windowMs));
-      return 1;
+      return hit(key, windowMs);
     },
     async count(key) {
-      return map.get(prefix + key)?.count ?? 0;
+      return count(key);
+    },
+    async tally(hits, reads) {
+      const out = hits.map((h) => hit(h.key, h.windowMs));
+      for (const key of reads) out.push(count(key));
+      return out;
     },
   };
 }
@@ -37,6 +58,25 @@ if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) 
 return n
 `);
 
+/**
+ * {@link hitScript} for each of the first ARGV[1] keys (their windows in ARGV[2..]), then GET
+ * of the rest (0 when absent), in one reply.
+ */
+const tallyScript = redisScript(`
+local hits = tonumber(ARGV[1])
+local out = {}
+for i = 1, #KEYS do
+  if i <= hits then
+    local n = redis.call('INCR', KEYS[i])
+    if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[i + 1]) end
+    out[i] = n
+  else
+    out[i] = tonumber(redis.call('GET', KEYS[i]) or '0') or 0
+  end
+end
+return out
+`);
+
 /** Redis counters: INCR plus PEXPIRE-if-none in a Lua script. */
 export function redisCounterStore(client: RedisClient, prefix: string): CounterStore {
   return {
@@ -46,6 +86,13 @@ export function redisCounterStore(client: RedisClient, prefix: string): CounterS
     },
     async count(key) {
       return Number((await client.get(prefix + key)) ?? 0);
+    },
+    async tally(hits, reads) {
+      const reply = (await tallyScript(client, {
+        keys: [...hits.map((h) => prefix + h.key), ...reads.map((k) => prefix + k)],
+        arguments: [String(hits.length), ...hits.map((h) => String(positiveTtl(h.windowMs)))],
+      })) as unknown[];
+      return reply.map(Number);
     },
   };
 }

@@ -165,6 +165,44 @@ export function storeContract(
         await h.elapse(TTL + 100);
         expect(await store.hit('w', TTL)).toBe(1);
       });
+
+      it('tallies hits and reads in one call, as hit and count would', async () => {
+        const store = h.counters(prefix());
+        await store.hit('a', 10_000);
+        await store.hit('read', 10_000);
+        await store.hit('read', 10_000);
+        expect(
+          await store.tally(
+            [
+              { key: 'a', windowMs: 10_000 },
+              { key: 'b', windowMs: 10_000 },
+              { key: 'a', windowMs: 10_000 },
+            ],
+            ['read', 'absent', 'b'],
+          ),
+        ).toEqual([2, 1, 3, 2, 0, 1]);
+        expect(await store.count('a')).toBe(3);
+        expect(await store.tally([], [])).toEqual([]);
+      });
+
+      it('counts every concurrent tally hit once, beside plain hits', async () => {
+        const store = h.counters(prefix());
+        const results = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            i % 2 ? store.hit('hot', 10_000) : store.tally([{ key: 'hot', windowMs: 10_000 }], []).then((r) => r[0]),
+          ),
+        );
+        expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      });
+
+      it('starts a tallied window after its windowMs, and reads no expired count', async () => {
+        const store = h.counters(prefix());
+        await store.tally([{ key: 't', windowMs: TTL }], []);
+        expect(await store.tally([{ key: 't', windowMs: TTL }], ['t'])).toEqual([2, 2]);
+        await h.elapse(TTL + 100);
+        expect(await store.tally([], ['t'])).toEqual([0]);
+        expect(await store.tally([{ key: 't', windowMs: TTL }], [])).toEqual([1]);
+      });
     });
   });
 }
