@@ -5,18 +5,15 @@
 //   npx tsx bench/compare.ts <commit> [siteverify|v2|v3] [rounds]
 //   BENCH_REDIS_URL=redis://127.0.0.1:6379  both on Redis (default: memory stores)
 // Not part of `npm run bench`: it compares code, it does not measure a target.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import os from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { buildServers, npmStartArguments } from './lib/child.ts';
+import { npmStartArguments } from './lib/child.ts';
+import { buildCommitAndTree, root } from './lib/worktree.ts';
 import { challengeRequests, siteverifyRequests } from './lib/requests.ts';
 import { fmt } from './lib/load.ts';
 import { runWrk, runWrkMeasured, type WrkRequest } from './lib/wrk.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [commit, kind = 'siteverify', roundsArg = '6'] = process.argv.slice(2);
 const ROUNDS = Number(roundsArg);
 const CONNECTIONS = 64;
@@ -49,29 +46,29 @@ const requests = (service: Service, n: number): WrkRequest[] =>
     ? siteverifyRequests(service.info, n)
     : challengeRequests(kind as 'v2' | 'v3', service.info.sitekey, 'https://bench.example', n);
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 if (!commit || !['siteverify', 'v2', 'v3'].includes(kind)) {
   console.error('usage: npx tsx bench/compare.ts <commit> [siteverify|v2|v3] [rounds]');
   process.exit(2);
 }
-const base = mkdtempSync(path.join(os.tmpdir(), 'compare-'));
+const built = buildCommitAndTree(commit);
 const services: Service[] = [];
 try {
-  const added = spawnSync('git', ['worktree', 'add', '--detach', base, commit], { cwd: root, stdio: 'inherit' });
-  if (added.status !== 0) throw new Error(`git worktree add ${commit} failed`);
-  symlinkSync(path.join(root, 'node_modules'), path.join(base, 'node_modules'));
-  // A commit from before the compiled bench servers gets today's way to build them.
-  if (!existsSync(path.join(base, 'tsconfig.bench.json')))
-    copyFileSync(path.join(root, 'tsconfig.bench.json'), path.join(base, 'tsconfig.bench.json'));
-  buildServers(base);
-  buildServers(root);
-  const [a, b] = [await start(base), await start(root)];
+  const [a, b] = [await start(built.dir), await start(root)];
   services.push(a, b);
-  const perRound = kind === 'siteverify' ? 90_000 : 30_000;
+  const requestsPerRound = kind === 'siteverify' ? 90_000 : 30_000;
   const named: Array<[string, Service]> = [
     [`A (${commit})`, a],
     ['B (working tree)', b],
   ];
   const sums = new Map<string, { rps: number; cpu: number }>();
+  // B's figure over A's in each round: the two ran seconds apart, under the same load.
+  const perRound: Array<{ rps: number; cpu: number }> = [];
   for (const [name, s] of named) {
     await runWrk({
       url: `http://127.0.0.1:${s.info.port}`,
@@ -82,13 +79,15 @@ try {
     sums.set(name, { rps: 0, cpu: 0 });
   }
   for (let round = 0; round < ROUNDS; round++) {
+    const got = new Map<Service, { rps: number; cpu: number }>();
     for (const [name, s] of round % 2 ? [...named].reverse() : named) {
       const r = await runWrkMeasured(s.child.pid!, {
         url: `http://127.0.0.1:${s.info.port}`,
         connections: CONNECTIONS,
         durationSec: SECONDS,
-        requests: requests(s, perRound),
+        requests: requests(s, requestsPerRound),
       });
+      got.set(s, { rps: r.rps, cpu: r.cpuUsPerRequest });
       const sum = sums.get(name)!;
       sum.rps += r.rps;
       sum.cpu += r.cpuUsPerRequest;
@@ -96,13 +95,18 @@ try {
         `${name.padEnd(24)} ${fmt(r.rps, 0).padStart(7)} req/s   CPU ${fmt(r.cpuUsPerRequest, 1)} µs/req   p99 ${fmt(r.p99, 1)} ms`,
       );
     }
+    const [ra, rb] = [got.get(a)!, got.get(b)!];
+    perRound.push({ rps: rb.rps / ra.rps, cpu: rb.cpu / ra.cpu });
   }
   const [sa, sb] = named.map(([name]) => sums.get(name)!);
   console.log(
     `${kind}, ${ROUNDS} rounds each: A ${fmt(sa.rps / ROUNDS, 0)} req/s, ${fmt(sa.cpu / ROUNDS, 1)} µs/req; B ${fmt(sb.rps / ROUNDS, 0)} req/s, ${fmt(sb.cpu / ROUNDS, 1)} µs/req; B/A ${fmt(sb.rps / sa.rps, 3)}`,
   );
+  // A slow spell that falls on one round moves the means; the median of the rounds' ratios less.
+  console.log(
+    `median of the rounds' B/A: req/s ${fmt(median(perRound.map((r) => r.rps)), 3)}, CPU a request ${fmt(median(perRound.map((r) => r.cpu)), 3)} (rounds: ${perRound.map((r) => fmt(r.rps, 2)).join(' ')})`,
+  );
 } finally {
   for (const s of services) s.child.kill('SIGTERM');
-  spawnSync('git', ['worktree', 'remove', '--force', base], { cwd: root });
-  rmSync(base, { recursive: true, force: true });
+  built.remove();
 }
