@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import type { Options } from '@mikro-orm/postgresql';
+import { defineConfig } from './mikro-orm.ts';
 import { ApiKeySchema, ProjectSchema, ReportSchema, SiteSchema, UserSchema } from '../entities/index.ts';
 
 /** The project root (where package.json and migrations/ live). */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
+import { defineEntity, p } from '../db/mikro-orm.ts';
 import { UserSchema } from './user.entity.ts';
 
 export type ReportResult = 'good' | 'decent' | 'bad';

@@ -1,4 +1,5 @@
-import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
+import { defineEntity, p } from '../db/mikro-orm.ts';
 
 /** An account: the owner of API keys, reports and sites. */
 export const UserSchema = defineEntity({

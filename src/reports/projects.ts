@@ -1,4 +1,4 @@
-import { LockMode } from '@mikro-orm/core';
+import { LockMode } from '../db/mikro-orm.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ProjectSchema, type Project } from '../entities/project.entity.ts';
 import { ReportSchema } from '../entities/report.entity.ts';

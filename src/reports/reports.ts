@@ -1,4 +1,4 @@
-import { LockMode, raw } from '@mikro-orm/core';
+import { LockMode, raw } from '../db/mikro-orm.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ReportSchema, type Privacy, type Report, type ReportResult } from '../entities/report.entity.ts';
 import { UserSchema } from '../entities/user.entity.ts';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { IsolationLevel } from '@mikro-orm/core';
+import { IsolationLevel } from '../db/mikro-orm.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from './sql.ts';
 
