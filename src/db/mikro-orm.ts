@@ -17,11 +17,3 @@ const postgresql = require('@mikro-orm/postgresql') as typeof Postgresql;
 
 export const { defineEntity, p, LockMode, raw, IsolationLevel } = core;
 export const { MikroORM, defineConfig } = postgresql;
-
-/**
- * @mikro-orm/migrations (its Migration base class and Migrator), required by the migrations
- * and the migrator only.
- */
-export function migrationsPackage(): typeof import('@mikro-orm/migrations') {
-  return require('@mikro-orm/migrations') as typeof import('@mikro-orm/migrations');
-}
