@@ -3,10 +3,9 @@
  * full URL, old weights and bands) read like new ones afterwards, and project aggregates follow.
  * Runs on the embedded database, and on PostgreSQL too when TEST_DATABASE_URL is set.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { initORM, type Database } from '../../src/db/orm.ts';
+import { describe, expect, it } from 'vitest';
 import { migrationsList } from '../../migrations/index.ts';
-import { freshPostgresDatabase, TEST_DATABASE_URL } from '../helpers/services.ts';
+import { unmigratedTargets } from '../helpers/unmigrated.ts';
 import { migratorOf } from '../../src/db/migrator.ts';
 
 const before = 'Migration20261121104921';
@@ -45,31 +44,9 @@ const oldResults = {
   ],
 };
 
-type Target = { name: string; open: () => Promise<{ db: Database; drop: () => Promise<void> }> };
-const targets: Target[] = [{ name: 'embedded', open: async () => ({ db: await initORM({}), drop: async () => {} }) }];
-if (TEST_DATABASE_URL) {
-  targets.push({
-    name: 'PostgreSQL',
-    open: async () => {
-      const pg = await freshPostgresDatabase(TEST_DATABASE_URL!);
-      return { db: await initORM({ databaseUrl: pg.url }, { pool: { min: 0, max: 2 } }), drop: () => pg.drop() };
-    },
-  });
-}
-
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-
-describe.each(targets)('the phpRank-shape migration ($name)', (target) => {
+describe.each(unmigratedTargets())('the phpRank-shape migration ($name)', (target) => {
   it('reshapes results, renames ids, strips the URL, regrades and fixes project aggregates', async () => {
-    const { db, drop } = await target.open();
-    cleanup = async () => {
-      await db.close();
-      await drop();
-    };
+    const db = await target.open();
     const conn = db.orm.em.getConnection();
     const run = (sql: string, params: unknown[] = []) => conn.execute(sql, params, 'all');
     await migratorOf(db.orm).up({ to: before });
