@@ -1,5 +1,5 @@
 // The service compiled at a git commit, in a worktree of its own beside the working tree, for
-// the benches that compare code (bench/compare.ts, bench/instructions.ts).
+// the bench that compares code (bench/compare.ts).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';

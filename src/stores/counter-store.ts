@@ -51,16 +51,10 @@ export function memoryCounterStore(prefix: string, now: () => number = () => Dat
   };
 }
 
-/** INCR, and set the expiry when the key has none (i.e. it was just created): one atomic step. */
-const hitScript = redisScript(`
-local n = redis.call('INCR', KEYS[1])
-if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return n
-`);
-
 /**
- * {@link hitScript} for each of the first ARGV[1] keys (their windows in ARGV[2..]), then GET
- * of the rest (0 when absent), in one reply.
+ * For each of the first ARGV[1] keys (their windows in ARGV[2..]): INCR, and set the expiry
+ * when the key has none (i.e. it was just created); then GET of the rest (0 when absent).
+ * One atomic step, one reply.
  */
 const tallyScript = redisScript(`
 local hits = tonumber(ARGV[1])
@@ -77,22 +71,22 @@ end
 return out
 `);
 
-/** Redis counters: INCR plus PEXPIRE-if-none in a Lua script. */
+/** Redis counters: INCR plus PEXPIRE-if-none in one Lua script (a hit is a tally of one). */
 export function redisCounterStore(client: RedisClient, prefix: string): CounterStore {
+  const tally: CounterStore['tally'] = async (hits, reads) => {
+    const reply = (await tallyScript(client, {
+      keys: [...hits.map((h) => prefix + h.key), ...reads.map((k) => prefix + k)],
+      arguments: [String(hits.length), ...hits.map((h) => String(positiveTtl(h.windowMs)))],
+    })) as unknown[];
+    return reply.map(Number);
+  };
   return {
     async hit(key, windowMs) {
-      const n = await hitScript(client, { keys: [prefix + key], arguments: [String(positiveTtl(windowMs))] });
-      return Number(n);
+      return (await tally([{ key, windowMs }], []))[0];
     },
     async count(key) {
       return Number((await client.get(prefix + key)) ?? 0);
     },
-    async tally(hits, reads) {
-      const reply = (await tallyScript(client, {
-        keys: [...hits.map((h) => prefix + h.key), ...reads.map((k) => prefix + k)],
-        arguments: [String(hits.length), ...hits.map((h) => String(positiveTtl(h.windowMs)))],
-      })) as unknown[];
-      return reply.map(Number);
-    },
+    tally,
   };
 }
