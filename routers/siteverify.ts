@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { router, secretProcedure } from './trpc.ts';
 import { captchaDeps } from './captcha-deps.ts';
-import { secretSite, verifyToken } from '../src/captcha/siteverify.ts';
-import { countSiteverify, SITEVERIFY_PER_MINUTE } from '../src/captcha/siteverify-limit.ts';
+import { secretSite, verifyTokenWithin } from '../src/captcha/siteverify.ts';
+import { SITEVERIFY_PER_MINUTE, siteverifyLimit, siteverifyRefusals } from '../src/captcha/siteverify-limit.ts';
 import { inProtocol, type Protocol } from '../src/captcha/protocols.ts';
 
 /** Lenient on purpose: a missing or odd field is answered with its protocol error code. */
@@ -53,13 +53,15 @@ const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =
     .mutation(async ({ ctx, input }) => {
       const deps = captchaDeps(ctx);
       const site = await secretSite(deps, input.secret);
+      const limit = siteverifyLimit(path, site, ctx.request.ip);
+      let verdict;
       try {
-        await countSiteverify(deps, path, site, ctx.request.ip);
+        verdict = await verifyTokenWithin(deps, input, site, limit, siteverifyRefusals);
       } catch (err) {
         if ((err as { code?: string }).code === 'RATE_LIMITED') ctx.metrics.countRateLimitRejection('siteverify');
         throw err;
       }
-      return inProtocol(ctx.metrics.countVerdict(await verifyToken(deps, input, site)), protocol);
+      return inProtocol(ctx.metrics.countVerdict(verdict), protocol);
     });
 
 export const siteverifyRouter = router({

@@ -3,6 +3,7 @@ import type { Stores } from '../stores/index.ts';
 import { siteBySecret, type SiteBySecret } from './sites.ts';
 import { isDummyToken, isTestSitekey, testSecretKind, type TestSecretKind } from './test-keys.ts';
 import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS, type TokenClaims } from './tokens.ts';
+import type { CountedRedemption, CounterLimit } from '../stores/spent-token-store.ts';
 
 /** The error codes of the Turnstile/reCAPTCHA protocol that we answer with. */
 export type SiteverifyErrorCode =
@@ -89,43 +90,52 @@ export async function secretSite(deps: SiteverifyDeps, secret: string | undefine
   return s && !testSecretKind(s) ? siteBySecret(deps.em, s, deps.now()) : null;
 }
 
+/** A token that passed every check but redemption, and what redeeming it needs. */
+interface Redeemable {
+  claims: TokenClaims;
+  /** How long its spent mark lives. */
+  markTtl: number;
+  /** Where the verdict is remembered under the call's idempotency key, when it has one. */
+  verdictKey?: string;
+}
+
 /**
- * The one-time token verifier behind both siteverify paths. Checks, in this order:
- * 1. secret present, 2. response present, 3. secret known (test secrets answer at once),
- * 4. token opens under our key and is at most 2048 characters, 5. token belongs to the
- * secret's site (and to `sitekey` when given), 6. not expired (300 s), 7. with an
- * idempotency key, a verdict already given for it and this token is repeated, 8. the token
- * is redeemed atomically (SET NX): only the first redemption succeeds. Any store failure
- * answers `internal-error`, never a success. `knownSite` is the result of
- * {@link secretSite} when the caller already has it.
+ * Checks 1-6 of {@link verifyToken}, which need no store: a verdict already decided, or the
+ * token to redeem.
  */
-export async function verifyToken(
+async function examine(
   deps: SiteverifyDeps,
   input: SiteverifyInput,
-  knownSite?: SiteBySecret | null,
-): Promise<Verdict> {
+  knownSite: SiteBySecret | null | undefined,
+): Promise<{ verdict: Verdict } | Redeemable> {
   const secret = input.secret?.trim();
   const response = input.response?.trim();
-  if (!secret) return failure('missing-input-secret', ...(response ? [] : (['missing-input-response'] as const)));
-  if (!response) return failure('missing-input-response');
+  if (!secret)
+    return { verdict: failure('missing-input-secret', ...(response ? [] : (['missing-input-response'] as const))) };
+  if (!response) return { verdict: failure('missing-input-response') };
   const testKind = testSecretKind(secret);
-  if (testKind) return testVerdict(testKind, response, deps);
+  if (testKind) return { verdict: testVerdict(testKind, response, deps) };
 
   const site = knownSite === undefined ? await siteBySecret(deps.em, secret, deps.now()) : knownSite;
-  if (!site) return failure('invalid-input-secret');
-  if (response.length > MAX_TOKEN_LENGTH) return failure('invalid-input-response');
+  if (!site) return { verdict: failure('invalid-input-secret') };
+  if (response.length > MAX_TOKEN_LENGTH) return { verdict: failure('invalid-input-response') };
   const opened = openToken(response, deps.tokenKey);
-  if (!opened.ok) return failure('invalid-input-response');
+  if (!opened.ok) return { verdict: failure('invalid-input-response') };
   const claims = opened.claims;
   if (claims.site !== site.sitekey || (input.sitekey && input.sitekey !== site.sitekey))
-    return failure('invalid-input-response');
+    return { verdict: failure('invalid-input-response') };
   const now = deps.now();
-  if (isExpired(claims, now)) return failure('timeout-or-duplicate');
+  if (isExpired(claims, now)) return { verdict: failure('timeout-or-duplicate') };
 
   const remainingMs = claims.iat + TOKEN_TTL_MS - now;
   // Spent marks outlive the token by a margin, so clock steps cannot reopen it.
   const markTtl = Math.max(1000, remainingMs) + 60_000;
   const verdictKey = input.idempotency_key ? `${site.sitekey}:${input.idempotency_key}:${claims.id}` : undefined;
+  return { claims, markTtl, verdictKey };
+}
+
+/** Checks 7-8 of {@link verifyToken}: the idempotent verdict, then the atomic redemption. */
+async function redeem(deps: SiteverifyDeps, { claims, markTtl, verdictKey }: Redeemable): Promise<Verdict> {
   try {
     if (verdictKey) {
       const earlier = await deps.stores.spentTokens.recallVerdict(verdictKey);
@@ -142,4 +152,52 @@ export async function verifyToken(
   } catch {
     return failure('internal-error');
   }
+}
+
+/**
+ * The one-time token verifier behind both siteverify paths. Checks, in this order:
+ * 1. secret present, 2. response present, 3. secret known (test secrets answer at once),
+ * 4. token opens under our key and is at most 2048 characters, 5. token belongs to the
+ * secret's site (and to `sitekey` when given), 6. not expired (300 s), 7. with an
+ * idempotency key, a verdict already given for it and this token is repeated, 8. the token
+ * is redeemed atomically (SET NX): only the first redemption succeeds. Any store failure
+ * answers `internal-error`, never a success. `knownSite` is the result of
+ * {@link secretSite} when the caller already has it.
+ */
+export async function verifyToken(
+  deps: SiteverifyDeps,
+  input: SiteverifyInput,
+  knownSite?: SiteBySecret | null,
+): Promise<Verdict> {
+  const examined = await examine(deps, input, knownSite);
+  return 'verdict' in examined ? examined.verdict : redeem(deps, examined);
+}
+
+/**
+ * {@link verifyToken} under a rate limit: the call is counted on `limit` (every call, whatever
+ * its verdict) and a call past it is refused with `onLimited`'s error, before any redemption.
+ * A call with a token to redeem and no idempotency key is counted and redeemed in one store
+ * step (SpentTokenStore.redeemWithin: one round trip on Redis); a call with a key is counted,
+ * then goes through checks 7-8 as {@link verifyToken} does. A store failure while counting
+ * throws `onStoreFailure`'s error: the limit is never skipped.
+ */
+export async function verifyTokenWithin(
+  deps: SiteverifyDeps,
+  input: SiteverifyInput,
+  site: SiteBySecret | null,
+  limit: CounterLimit,
+  refusals: { onLimited: (limit: CounterLimit) => Error; onStoreFailure: (cause: unknown) => Error },
+): Promise<Verdict> {
+  const examined = await examine(deps, input, site);
+  const redeemNow = 'verdict' in examined || examined.verdictKey ? null : examined;
+  let counted: CountedRedemption;
+  try {
+    counted = await deps.stores.spentTokens.redeemWithin(limit, redeemNow?.claims.id ?? null, redeemNow?.markTtl ?? 0);
+  } catch (err) {
+    throw refusals.onStoreFailure(err);
+  }
+  if (counted.hits > limit.max) throw refusals.onLimited(limit);
+  if ('verdict' in examined) return examined.verdict;
+  if (!redeemNow) return redeem(deps, examined);
+  return counted.redeemed ? successFrom(examined.claims) : failure('timeout-or-duplicate');
 }

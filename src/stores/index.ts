@@ -47,13 +47,14 @@ export async function openStores(opts: StoreOptions): Promise<Stores> {
     const sweeper = windowSweeper(limits);
     const sweep = setInterval(() => sweeper.tick(), 1000);
     sweep.unref();
+    const counters = memoryCounterStore(`${keyPrefix}cnt:`);
     return {
       kind: 'memory',
       keyPrefix,
       rateLimit: { driver: 'memory', db: limits },
       challenges: memoryChallengeStore(`${keyPrefix}ch:`),
-      spentTokens: memorySpentTokenStore(`${keyPrefix}tok:`),
-      counters: memoryCounterStore(`${keyPrefix}cnt:`),
+      spentTokens: memorySpentTokenStore(`${keyPrefix}tok:`, counters),
+      counters,
       async ping() {},
       async close() {
         clearInterval(sweep);
@@ -71,7 +72,7 @@ export async function openStores(opts: StoreOptions): Promise<Stores> {
     redis,
     rateLimit: { driver: 'redis', db: ioredisCommandBridge(redis) },
     challenges: redisChallengeStore(redis, `${keyPrefix}ch:`),
-    spentTokens: redisSpentTokenStore(redis, `${keyPrefix}tok:`),
+    spentTokens: redisSpentTokenStore(redis, `${keyPrefix}tok:`, `${keyPrefix}cnt:`),
     counters: redisCounterStore(redis, `${keyPrefix}cnt:`),
     async ping() {
       await redis.ping();

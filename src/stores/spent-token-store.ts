@@ -1,6 +1,21 @@
 import { checkPhase } from '../check-phase.ts';
 import type { RedisClient } from './redis-client.ts';
 import { positiveTtl, TtlMap } from './challenge-store.ts';
+import type { CounterStore } from './counter-store.ts';
+import { redisScript } from './redis-script.ts';
+
+/** A fixed-window limit on a counter of the counter store (its key without the store's prefix). */
+export interface CounterLimit {
+  key: string;
+  windowMs: number;
+  max: number;
+}
+
+/** What {@link SpentTokenStore.redeemWithin} did: the window's count, and whether it redeemed. */
+export interface CountedRedemption {
+  hits: number;
+  redeemed: boolean;
+}
 
 /**
  * Exactly-once redemption of sealed tokens, and remembered siteverify verdicts for
@@ -19,6 +34,14 @@ export interface SpentTokenStore {
   rememberVerdict(key: string, verdict: object, ttlMs: number): Promise<void>;
   /** The verdict remembered under `key`, or null. */
   recallVerdict(key: string): Promise<object | null>;
+  /**
+   * Counts one hit on the counter `limit.key` (as CounterStore.hit counts it, same key) and,
+   * when that count is within `limit.max` and `tokenId` is given, redeems `tokenId` as
+   * {@link redeem} does. A call past the limit redeems nothing, so the token stays good for a
+   * later call. `ttlMs` is read only with a token. One atomic step, one round trip on Redis
+   * (siteverify's limit and redemption).
+   */
+  redeemWithin(limit: CounterLimit, tokenId: string | null, ttlMs: number): Promise<CountedRedemption>;
 }
 
 /**
@@ -31,11 +54,21 @@ export interface SpentTokenStore {
  * and a third of the p99 this way on memory stores (same process, alternating runs); the
  * map step itself stays synchronous after the wait, so redemption is still exactly once.
  */
-export function memorySpentTokenStore(prefix: string, now: () => number = () => Date.now()): SpentTokenStore {
+export function memorySpentTokenStore(
+  prefix: string,
+  counters: CounterStore,
+  now: () => number = () => Date.now(),
+): SpentTokenStore {
   // A generous bound: evicting a live spent mark would allow a replay, so it must not be hit in
   // normal operation (1M marks ≈ 3,300 redemptions/s sustained over the 5-minute token life).
   const map = new TtlMap<string>({ now, maxEntries: 1_000_000 });
   return {
+    async redeemWithin(limit, tokenId, ttlMs) {
+      const hits = await counters.hit(limit.key, limit.windowMs);
+      // `this.redeem`: the store's own method as callers see it (instrumentation wraps it).
+      const redeemed = hits <= limit.max && tokenId !== null && (await this.redeem(tokenId, ttlMs));
+      return { hits, redeemed };
+    },
     async redeem(tokenId, ttlMs) {
       await checkPhase();
       return map.setIfAbsent(`${prefix}t:${tokenId}`, '1', positiveTtl(ttlMs));
@@ -51,9 +84,38 @@ export function memorySpentTokenStore(prefix: string, now: () => number = () => 
   };
 }
 
-/** Redis spent-token store: `SET key 1 NX PX ttl` decides redemption in one command. */
-export function redisSpentTokenStore(client: RedisClient, prefix: string): SpentTokenStore {
+/**
+ * KEYS[1] a counter (CounterStore's fixed window), KEYS[2] a token's spent mark or absent;
+ * ARGV window ms, max, mark ttl ms. INCR (expiry set when the key has none), then, within
+ * max, SET NX PX of the mark. Reply {count, 1 if redeemed else 0}.
+ */
+const redeemWithinScript = redisScript(`
+local n = redis.call('INCR', KEYS[1])
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local redeemed = 0
+if KEYS[2] and n <= tonumber(ARGV[2]) then
+  if redis.call('SET', KEYS[2], '1', 'PX', ARGV[3], 'NX') then redeemed = 1 end
+end
+return {n, redeemed}
+`);
+
+/**
+ * Redis spent-token store: `SET key 1 NX PX ttl` decides redemption in one command.
+ * `counterPrefix` is the counter store's, so {@link SpentTokenStore.redeemWithin} counts on
+ * the same keys as CounterStore.hit.
+ */
+export function redisSpentTokenStore(client: RedisClient, prefix: string, counterPrefix: string): SpentTokenStore {
   return {
+    async redeemWithin(limit, tokenId, ttlMs) {
+      const keys = [counterPrefix + limit.key];
+      const args = [String(positiveTtl(limit.windowMs)), String(limit.max)];
+      if (tokenId !== null) {
+        keys.push(`${prefix}t:${tokenId}`);
+        args.push(String(positiveTtl(ttlMs)));
+      }
+      const [hits, redeemed] = (await redeemWithinScript(client, { keys, arguments: args })) as [number, number];
+      return { hits: Number(hits), redeemed: redeemed === 1 };
+    },
     async redeem(tokenId, ttlMs) {
       const reply = await client.set(`${prefix}t:${tokenId}`, '1', {
         expiration: { type: 'PX', value: positiveTtl(ttlMs) },

@@ -176,6 +176,16 @@ describe('the per-site siteverify limit', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     expect(refused.headers.get('x-ratelimit-limit')).toBe('120');
+    // A good token sent past the limit is refused unspent: it redeems on another route (its
+    // own count), once.
+    const held = await token('v3');
+    expect((await verify('/turnstile/v0/siteverify', { secret: shop.secret, response: held }, from)).status).toBe(429);
+    const later = await verify('/api/v1/siteverify', { secret: shop.secret, response: held }, from);
+    expect(later.body).toMatchObject({ success: true, action: 'login' });
+    expect((await verify('/api/siteverify', { secret: shop.secret, response: held }, from)).body).toMatchObject({
+      success: false,
+      'error-codes': ['timeout-or-duplicate'],
+    });
     // Another address, another site from the same address, or another route has its own count.
     expect((await verify('/turnstile/v0/siteverify', { secret: shop.secret, response: 'x' }, ip())).status).toBe(200);
     expect((await verify('/turnstile/v0/siteverify', { secret: busy.secret, response: 'x' }, from)).status).toBe(200);

@@ -141,6 +141,30 @@ export function storeContract(
         await h.elapse(TTL + 100);
         expect(await store.recallVerdict('k')).toBeNull();
       });
+
+      it('counts every call and redeems within the limit, exactly once, and nothing past it', async () => {
+        const store = h.spent(prefix());
+        const limit = { key: 'sv:a', windowMs: 10_000, max: 30 };
+        const results = await Promise.all(Array.from({ length: 40 }, () => store.redeemWithin(limit, 'tok', 10_000)));
+        expect(results.map((r) => r.hits).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+        const redeemed = results.filter((r) => r.redeemed);
+        expect(redeemed).toHaveLength(1);
+        expect(redeemed[0].hits).toBeLessThanOrEqual(30);
+        // Past the limit nothing is redeemed: a fresh token stays good for a later call.
+        expect(await store.redeemWithin(limit, 'fresh', 10_000)).toEqual({ hits: 41, redeemed: false });
+        expect(await store.redeem('fresh', 10_000)).toBe(true);
+        expect(await store.redeem('tok', 10_000)).toBe(false);
+      });
+
+      it('counts without a token, and starts a new window after windowMs', async () => {
+        const store = h.spent(prefix());
+        const limit = { key: 'sv:b', windowMs: TTL, max: 1 };
+        expect(await store.redeemWithin(limit, null, 0)).toEqual({ hits: 1, redeemed: false });
+        expect(await store.redeemWithin(limit, 't', 10_000)).toEqual({ hits: 2, redeemed: false });
+        await h.elapse(TTL + 100);
+        expect(await store.redeemWithin(limit, 't', 10_000)).toEqual({ hits: 1, redeemed: true });
+        expect(await store.redeemWithin({ ...limit, max: 10 }, 't', 10_000)).toEqual({ hits: 2, redeemed: false });
+      });
     });
 
     describe('CounterStore', () => {

@@ -100,8 +100,8 @@ describe('memory stores with the default clock', () => {
   it('follow vi fake timers', async () => {
     vi.useFakeTimers();
     const challenges = memoryChallengeStore<{ v: number }>('p:');
-    const spent = memorySpentTokenStore('p:');
     const counters = memoryCounterStore('p:');
+    const spent = memorySpentTokenStore('p:', counters);
     await challenges.create('a', { v: 1 }, 5000);
     expect(await spent.redeem('t', 5000)).toBe(true);
     expect(await counters.hit('c', 5000)).toBe(1);
@@ -116,7 +116,7 @@ describe('memory stores with the default clock', () => {
   });
 
   it('spent-token calls answer in the check phase, and still exactly once', async () => {
-    const spent = memorySpentTokenStore('p:');
+    const spent = memorySpentTokenStore('p:', memoryCounterStore('p:'));
     const order: string[] = [];
     setImmediate(() => order.push('immediate queued first'));
     const redeemed = Promise.all([spent.redeem('t', 5000), spent.redeem('t', 5000)]).then((r) => {
@@ -131,7 +131,9 @@ describe('memory stores with the default clock', () => {
 
   it('reject non-positive TTLs', async () => {
     await expect(memoryChallengeStore('p:').create('a', {}, 0)).rejects.toThrow(RangeError);
-    await expect(memorySpentTokenStore('p:').redeem('a', Number.NaN)).rejects.toThrow(RangeError);
+    await expect(memorySpentTokenStore('p:', memoryCounterStore('p:')).redeem('a', Number.NaN)).rejects.toThrow(
+      RangeError,
+    );
   });
 });
 

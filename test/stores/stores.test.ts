@@ -15,7 +15,7 @@ storeContract('memory', async () => {
   const now = () => t;
   return {
     challenges: (prefix) => memoryChallengeStore(prefix, now),
-    spent: (prefix) => memorySpentTokenStore(prefix, now),
+    spent: (prefix) => memorySpentTokenStore(prefix, memoryCounterStore(`${prefix}cnt:`, now), now),
     counters: (prefix) => memoryCounterStore(prefix, now),
     elapse: async (ms) => {
       t += ms;
@@ -35,7 +35,7 @@ if (redisUrl) {
       const c = client;
       return {
         challenges: (prefix) => redisChallengeStore(c, track(prefix)),
-        spent: (prefix) => redisSpentTokenStore(c, track(prefix)),
+        spent: (prefix) => redisSpentTokenStore(c, track(prefix), `${prefix}cnt:`),
         counters: (prefix) => redisCounterStore(c, track(prefix)),
         elapse: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       };
