@@ -3,7 +3,7 @@ import compose from 'koa-compose';
 import type { Context, Middleware } from 'koa';
 import type { AnyRouter } from '@trpc/server';
 import { AppError, notFound } from '../src/errors.ts';
-import { stringifyWithRaw } from '../src/raw-json.ts';
+import { encodeWithRaw } from '../src/raw-json.ts';
 import type { Services } from '../routers/context.ts';
 import { bodyParser } from './body.ts';
 import { apiKeyGate } from './api-key-gate.ts';
@@ -116,7 +116,7 @@ export function restRoutes(services: Services, router: AnyRouter): RestRoutes {
         // Same JSON as Koa would send; stored JSON (RawJson) goes through as it is. The header
         // is set as Koa would set it for `ctx.type = 'json'`, without its MIME lookup.
         setHeader(ctx, 'Content-Type', 'application/json; charset=utf-8');
-        ctx.body = stringifyWithRaw(result);
+        ctx.body = encodeWithRaw(result);
       } else {
         ctx.body = result ?? { ok: true };
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RawJson, stringifyWithRaw } from '../src/raw-json.ts';
+import { encodeWithRaw, RawJson, stringifyWithRaw } from '../src/raw-json.ts';
 
 describe('stringifyWithRaw', () => {
   it('writes stored JSON text in place, unparsed, and everything else as JSON.stringify does', () => {
@@ -26,5 +26,16 @@ describe('stringifyWithRaw', () => {
   it('is plain JSON.stringify without RawJson', () => {
     const value = { a: [1, 'two', null], b: { c: true } };
     expect(stringifyWithRaw(value)).toBe(JSON.stringify(value));
+  });
+});
+
+describe('encodeWithRaw', () => {
+  it('is the same JSON as UTF-8 bytes when it splices stored text, and the string otherwise', () => {
+    const value = { a: 'é', list: [new RawJson('{"t":"naïve ☃ 𝄞"}'), new RawJson('[1]')], z: '\u2028' };
+    const body = encodeWithRaw(value);
+    expect(Buffer.isBuffer(body)).toBe(true);
+    expect((body as Buffer).equals(Buffer.from(stringifyWithRaw(value), 'utf8'))).toBe(true);
+    expect(JSON.parse((body as Buffer).toString('utf8'))).toEqual(JSON.parse(JSON.stringify(value)));
+    expect(encodeWithRaw({ a: [1, 'two'] })).toBe('{"a":[1,"two"]}');
   });
 });
