@@ -9,6 +9,7 @@ import { Migration20261122220300 } from './Migration20261122220300.ts';
 import { Migration20261122220400 } from './Migration20261122220400.ts';
 import { Migration20261125030000 } from './Migration20261125030000.ts';
 import { Migration20261125100000 } from './Migration20261125100000.ts';
+import { Migration20261125210415 } from './Migration20261125210415.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121101430', class: Migration20261121101430 },
@@ -21,4 +22,5 @@ export const migrationsList = [
   { name: 'Migration20261122220400', class: Migration20261122220400 },
   { name: 'Migration20261125030000', class: Migration20261125030000 },
   { name: 'Migration20261125100000', class: Migration20261125100000 },
+  { name: 'Migration20261125210415', class: Migration20261125210415 },
 ];

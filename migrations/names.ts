@@ -10,4 +10,5 @@ export const migrationNames = [
   'Migration20261122220400',
   'Migration20261125030000',
   'Migration20261125100000',
+  'Migration20261125210415',
 ];

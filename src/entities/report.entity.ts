@@ -20,7 +20,14 @@ export const ReportSchema = defineEntity({
   name: 'Report',
   tableName: 'reports',
   indexes: [
-    { properties: ['user', 'id'] },
+    // The default sort, covering the lowered URL: a search sorted by id walks it newest first
+    // and filters each entry in the index (an index-only scan), with no heap row per candidate;
+    // page 1 of a search matching 1% of 1,000,000 reports reads 100 index pages, not 1,300 of heap.
+    {
+      name: 'reports_user_id_id_url_lower_index',
+      expression:
+        'create index "reports_user_id_id_url_lower_index" on "reports" ("user_id", "id") include ("url_lower")',
+    },
     { properties: ['user', 'generatedAt', 'id'] },
     { properties: ['user', 'url', 'id'] },
     { properties: ['user', 'score', 'id'] },
