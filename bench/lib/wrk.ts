@@ -33,6 +33,7 @@ export interface WrkResult {
   /** Latency percentiles in milliseconds, as wrk measured them. */
   p50: number;
   p90: number;
+  p95: number;
   p99: number;
   max: number;
   /** Socket errors and timeouts. */
@@ -82,9 +83,9 @@ function request()
 end
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('WRK_JSON {"requests":%d,"duration_us":%d,"socket_errors":%d,"non2xx":%d,"p50":%d,"p90":%d,"p99":%d,"max":%d}\\n',
+  io.write(string.format('WRK_JSON {"requests":%d,"duration_us":%d,"socket_errors":%d,"non2xx":%d,"p50":%d,"p90":%d,"p95":%d,"p99":%d,"max":%d}\\n',
     summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
+    latency:percentile(50), latency:percentile(90), latency:percentile(95), latency:percentile(99), latency.max))
 end
 `;
 
@@ -150,6 +151,7 @@ export async function runWrk(opts: WrkOptions): Promise<WrkResult> {
       rps: j.requests / seconds,
       p50: j.p50 / 1000,
       p90: j.p90 / 1000,
+      p95: j.p95 / 1000,
       p99: j.p99 / 1000,
       max: j.max / 1000,
       socketErrors: j.socket_errors,
