@@ -11,4 +11,5 @@ export const migrationNames = [
   'Migration20261125030000',
   'Migration20261125100000',
   'Migration20261125210415',
+  'Migration20261125214945',
 ];
