@@ -267,8 +267,11 @@ async function findPage(
   }));
 }
 
-/** A timestamp as unix milliseconds (a float8, which the driver hands over as a number). */
-const epochMs = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
+/**
+ * A timestamp as whole unix milliseconds, truncated as a JavaScript Date truncates
+ * microseconds (extract() is exact numeric), as a float8, which the driver hands over as a number.
+ */
+const epochMs = (column: string) => `floor(extract(epoch from ${column}) * 1000)::float8`;
 
 /** What a search total depends on besides the user. */
 function searchFilter(q: ReportListQuery): unknown[] {

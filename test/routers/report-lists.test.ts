@@ -210,6 +210,27 @@ describe('GET /api/v1/reports', () => {
     expect(res.body.errors.page).toBeDefined();
   });
 
+  it('lists an item as the report reads alone, timestamps with microseconds included', async () => {
+    // Written by SQL with microseconds: a list reads them as whole milliseconds, truncated,
+    // as the ORM's single read does.
+    await services.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `update reports set generated_at = '2024-02-29 23:59:59.999999+00', created_at = '2024-01-01 00:00:30.123987+00',
+         updated_at = '1969-12-31 23:59:59.9995+00' where user_id = ?`,
+        [stranger.user.id],
+      );
+    const [item] = (await list('', stranger.key)).body.data;
+    const single = (await request(`${server.url}/api/v1/reports/${item.id}`, { key: stranger.key })).body.data;
+    expect(item).toEqual(single);
+    expect(item).toMatchObject({
+      generated_at: '2024-02-29T23:59:59.999Z',
+      created_at: '2024-01-01T00:00:30.123Z',
+      updated_at: '1969-12-31T23:59:59.999Z',
+    });
+  });
+
   it('shows another user only their own reports', async () => {
     const res = await list('', stranger.key);
     expect(res.body.meta.total).toBe(1);
