@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { router, secretProcedure } from './trpc.ts';
 import { captchaDeps } from './captcha-deps.ts';
 import { secretSite, verifyTokenWithin } from '../src/captcha/siteverify.ts';
-import { SITEVERIFY_PER_MINUTE, siteverifyLimit, siteverifyRefusals } from '../src/captcha/siteverify-limit.ts';
+import { SITEVERIFY_PER_MINUTE, siteverifyLimit } from '../src/captcha/siteverify-limit.ts';
 import { inProtocol, type Protocol } from '../src/captcha/protocols.ts';
 
 /** Lenient on purpose: a missing or odd field is answered with its protocol error code. */
@@ -56,7 +56,7 @@ const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =
       const limit = siteverifyLimit(path, site, ctx.request.ip);
       let verdict;
       try {
-        verdict = await verifyTokenWithin(deps, input, site, limit, siteverifyRefusals);
+        verdict = await verifyTokenWithin(deps, input, site, limit);
       } catch (err) {
         if ((err as { code?: string }).code === 'RATE_LIMITED') ctx.metrics.countRateLimitRejection('siteverify');
         throw err;

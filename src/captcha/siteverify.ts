@@ -4,6 +4,7 @@ import { siteBySecret, type SiteBySecret } from './sites.ts';
 import { isDummyToken, isTestSitekey, testSecretKind, type TestSecretKind } from './test-keys.ts';
 import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS, type TokenClaims } from './tokens.ts';
 import type { CountedRedemption, CounterLimit } from '../stores/spent-token-store.ts';
+import { siteverifyRefusals } from './siteverify-limit.ts';
 
 /** The error codes of the Turnstile/reCAPTCHA protocol that we answer with. */
 export type SiteverifyErrorCode =
@@ -175,18 +176,17 @@ export async function verifyToken(
 
 /**
  * {@link verifyToken} under a rate limit: the call is counted on `limit` (every call, whatever
- * its verdict) and a call past it is refused with `onLimited`'s error, before any redemption.
- * A call with a token to redeem and no idempotency key is counted and redeemed in one store
- * step (SpentTokenStore.redeemWithin: one round trip on Redis); a call with a key is counted,
- * then goes through checks 7-8 as {@link verifyToken} does. A store failure while counting
- * throws `onStoreFailure`'s error: the limit is never skipped.
+ * its verdict) and a call past it throws RATE_LIMITED, before any redemption. A call with a
+ * token to redeem and no idempotency key is counted and redeemed in one store step
+ * (SpentTokenStore.redeemWithin: one round trip on Redis); a call with a key is counted, then
+ * goes through checks 7-8 as {@link verifyToken} does. A store failure while counting throws
+ * UNAVAILABLE: the limit is never skipped (siteverify-limit.ts `siteverifyRefusals`).
  */
 export async function verifyTokenWithin(
   deps: SiteverifyDeps,
   input: SiteverifyInput,
   site: SiteBySecret | null,
   limit: CounterLimit,
-  refusals: { onLimited: (limit: CounterLimit) => Error; onStoreFailure: (cause: unknown) => Error },
 ): Promise<Verdict> {
   const examined = await examine(deps, input, site);
   const redeemNow = 'verdict' in examined || examined.verdictKey ? null : examined;
@@ -194,9 +194,9 @@ export async function verifyTokenWithin(
   try {
     counted = await deps.stores.spentTokens.redeemWithin(limit, redeemNow?.claims.id ?? null, redeemNow?.markTtl ?? 0);
   } catch (err) {
-    throw refusals.onStoreFailure(err);
+    throw siteverifyRefusals.onStoreFailure(err);
   }
-  if (counted.hits > limit.max) throw refusals.onLimited(limit);
+  if (counted.hits > limit.max) throw siteverifyRefusals.onLimited(limit);
   if ('verdict' in examined) return examined.verdict;
   if (!redeemNow) return redeem(deps, examined);
   return counted.redeemed ? successFrom(examined.claims) : failure('timeout-or-duplicate');
