@@ -87,6 +87,32 @@ const envSchema = z.object({
     .min(1024)
     .default(5 * 1024 * 1024),
   ANALYZER_CHECK_BUDGET_MS: z.coerce.number().int().min(10).default(5_000),
+  /**
+   * Name servers the analyzer asks (comma-separated `host` or `host:port`); unset: the
+   * system's (resolv.conf). Queries go through c-ares, never libuv's thread pool.
+   */
+  ANALYZER_DNS_SERVERS: z
+    .string()
+    .max(1024)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .optional(),
+  /** Time one DNS query waits for an answer before it is tried again, ms. */
+  ANALYZER_DNS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(2_000),
+  /** Tries per name server. */
+  ANALYZER_DNS_TRIES: z.coerce.number().int().min(1).max(5).default(2),
+  /** Most distinct host names one analysis (or one render) may resolve. */
+  ANALYZER_MAX_HOSTS: z.coerce.number().int().min(1).max(1000).default(32),
+  /** Analyses one API key may have running at once. */
+  ANALYZER_KEY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
+  /** Analyses one API key may have waiting for a slot. */
+  ANALYZER_KEY_QUEUE: z.coerce.number().int().min(0).max(10_000).default(6),
+  /** Renders one API key may have running at once (renders also wait in their own fair queue). */
+  ANALYZER_KEY_RENDERS: z.coerce.number().int().min(1).max(32).default(1),
   /** JSON object overriding analyzer thresholds, e.g. {"maxLoadTimeMs": 3000}. */
   ANALYZER_THRESHOLDS: jsonObject.optional(),
   /** JSON object overriding importance weights, e.g. {"high": 10, "medium": 5, "low": 2}. */

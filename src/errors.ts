@@ -55,6 +55,11 @@ export const errorCodes = {
   ERR_INTERNAL: { status: 500, description: 'An unexpected failure; the response tells nothing more.' },
   ERR_UNAVAILABLE: { status: 503, description: 'A dependency is unavailable; retry after `Retry-After`.' },
   ERR_ANALYZER_BUSY: { status: 503, description: 'All analysis slots and the queue are busy; see `Retry-After`.' },
+  ERR_ANALYZER_KEY_BUSY: {
+    status: 503,
+    description:
+      "This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`.",
+  },
   ERR_NOT_READY: { status: 503, description: '`/readyz`: the database or the store is down.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -6,11 +6,11 @@
  * dispatcher.ts), so a DNS answer that changes between check and connect (rebinding) is
  * never used.
  */
-import { promises as dnsPromises } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AnalyzeError } from './errors.ts';
 import type { LookupFunction, ResolvedAddress } from './options.ts';
+import { AnalysisResolver, defaultResolverSettings, type ResolverSettings } from './resolver.ts';
 
 /** Longest URL accepted, in characters. */
 export const maxUrlLength = 2048;
@@ -119,24 +119,46 @@ export function specialUseAnswer(hostname: string): ResolvedAddress[] | Error | 
   return undefined;
 }
 
-/** The default resolver: `dns.promises.lookup(host, { all: true })`. */
-export const systemLookup: LookupFunction = (hostname) => dnsPromises.lookup(hostname, { all: true });
-
 /** Settings the guard needs. */
 export interface GuardSettings {
   allowPrivate: boolean;
+  /** Replaces the analysis' own resolver (tests). */
   lookup?: LookupFunction;
+  /** How the analysis' own resolver works (servers, timeouts, name caps). */
+  resolver?: ResolverSettings;
   isAllowedAddress?: (address: string) => boolean;
 }
 
-/** Resolves, checks and pins hosts for one analysis. */
+/**
+ * The one sentence for every name that cannot be analyzed, whether it does not resolve, does
+ * not answer in time or resolves inside this server's network: which internal names exist is
+ * not the client's to learn. (An IP literal in the URL is named; it is the client's own.)
+ */
+export function refusedNameMessage(hostname: string): string {
+  return `The host ${hostname} does not resolve to an address that can be analyzed.`;
+}
+
+/**
+ * Resolves, checks and pins hosts for one analysis. When `signal` aborts (the analysis'
+ * deadline), lookups in flight are cancelled and every pending {@link pin} rejects.
+ */
 export class AddressGuard {
   readonly #settings: GuardSettings;
   readonly #pending = new Map<string, Promise<string>>();
   readonly #pinned = new Map<string, string>();
+  readonly #resolver?: AnalysisResolver;
+  readonly #signal?: AbortSignal;
 
-  constructor(settings: GuardSettings) {
+  constructor(settings: GuardSettings, signal?: AbortSignal) {
     this.#settings = settings;
+    this.#signal = signal;
+    if (!settings.lookup) this.#resolver = new AnalysisResolver(settings.resolver ?? defaultResolverSettings);
+    signal?.addEventListener('abort', () => this.close(), { once: true });
+  }
+
+  /** Cancel lookups in flight; later lookups fail. Idempotent. */
+  close(): void {
+    this.#resolver?.close();
   }
 
   /** Decide one address under this guard's policy. */
@@ -151,14 +173,15 @@ export class AddressGuard {
    * `forbidden_address` (any resolved address refused; the message never names the resolved
    * addresses) or `dns` before any connection is made.
    */
-  pin(url: URL): Promise<string> {
+  pin(url: URL, signal: AbortSignal | undefined = this.#signal): Promise<string> {
     const key = hostKey(url.hostname);
     let pending = this.#pending.get(key);
     if (!pending) {
       pending = this.#resolve(key);
+      pending.catch(() => undefined); // observed by every caller
       this.#pending.set(key, pending);
     }
-    return pending;
+    return signal ? raceAbort(pending, signal) : pending;
   }
 
   /** The address pinned for `hostname`, if {@link pin} succeeded for it. */
@@ -182,21 +205,35 @@ export class AddressGuard {
     try {
       const special = specialUseAnswer(key);
       if (special instanceof Error) throw special;
-      addresses = special ?? (await (this.#settings.lookup ?? systemLookup)(key));
+      addresses = special ?? (await (this.#settings.lookup ?? ((name) => this.#resolver!.lookup(name)))(key));
     } catch (err) {
-      throw new AnalyzeError('dns', `The host name ${key} could not be resolved.`, { cause: err });
+      throw new AnalyzeError('forbidden_address', refusedNameMessage(key), { cause: err });
     }
-    if (addresses.length === 0) {
-      throw new AnalyzeError('dns', `The host name ${key} has no addresses.`);
-    }
-    // One sentence for every refusal of a name: what a name resolves to inside this server's
-    // network is not the client's to learn (an IP literal in the URL is named, it is theirs).
-    if (addresses.some(({ address }) => !this.verdict(address).allowed)) {
-      throw new AnalyzeError('forbidden_address', `The host ${key} resolves to an address that is not allowed.`);
+    if (addresses.length === 0 || addresses.some(({ address }) => !this.verdict(address).allowed)) {
+      throw new AnalyzeError('forbidden_address', refusedNameMessage(key));
     }
     const chosen = addresses.find((a) => a.family === 4) ?? addresses[0];
     const address = ipaddr.process(chosen.address).toString();
     this.#pinned.set(key, address);
     return address;
   }
+}
+
+/** `promise`, or the signal's reason as soon as `signal` aborts. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: Error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }

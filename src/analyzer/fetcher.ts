@@ -73,7 +73,7 @@ export class Fetcher {
   constructor(options: AnalyzerOptions, signal?: AbortSignal) {
     this.#options = options;
     this.#signal = signal;
-    this.#guard = new AddressGuard(options);
+    this.#guard = new AddressGuard(options, signal);
     this.#pinned = createPinnedAgent(this.#guard, options);
   }
 
@@ -102,7 +102,7 @@ export class Fetcher {
     const redirects: string[] = [];
     let url = parseTargetUrl(first);
     for (;;) {
-      await this.#guard.pin(url);
+      await this.#guard.pin(url, signal);
       signal.throwIfAborted();
       const res = await request(url, {
         method: 'GET',
@@ -174,6 +174,7 @@ export class Fetcher {
 
   /** Close the connections of this analysis. */
   close(): Promise<void> {
+    this.#guard.close();
     return this.#pinned.close();
   }
 }

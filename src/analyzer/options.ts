@@ -2,6 +2,7 @@
  * Analyzer options: network limits, check thresholds and scoring weights, with defaults.
  */
 import type { CheckPool } from './check-pool.ts';
+import { defaultResolverSettings, type ResolverSettings } from './resolver.ts';
 
 /** Limits the checks compare against. All are inclusive bounds. */
 export interface Thresholds {
@@ -71,11 +72,16 @@ export interface AnalyzerOptions {
   /** Score weight of a check by importance. Defaults high=10, medium=5, low=0, as phpRank's (see scoring.ts). */
   weights: Record<'high' | 'medium' | 'low', number>;
   /**
-   * DNS resolver, injectable for tests. Defaults to `dns.promises.lookup(host, { all: true })`.
+   * DNS resolver, injectable for tests. Defaults to the analysis' own c-ares resolver (`resolver`).
    * Special-use names never reach it (RFC 6761): `*.invalid` fails and `localhost`/`*.localhost`
    * are loopback.
    */
   lookup?: LookupFunction;
+  /**
+   * How names are resolved when `lookup` is not given: c-ares (never the thread pool), with
+   * per-query timeout and tries, and caps on the names per analysis and lookups in flight.
+   */
+  resolver: ResolverSettings;
   /**
    * Replaces the address policy entirely when set: an address is connected to if and only if
    * this returns true (`allowPrivate` is then ignored). Meant for tests and special deployments.
@@ -120,6 +126,7 @@ export function defaultAnalyzerOptions(overrides: AnalyzerOptionsOverrides = {})
     maxBodyBytes: 5 * 1024 * 1024,
     maxRedirects: 10,
     userAgent: defaultUserAgent,
+    resolver: { ...defaultResolverSettings },
     thresholds: { ...defaultThresholds },
     weights: { high: 10, medium: 5, low: 0 },
   };

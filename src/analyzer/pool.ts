@@ -1,41 +1,68 @@
 /**
- * Bounded concurrency for analyses: a fixed number run, a bounded number wait, and the
- * rest are turned away at once with a retry hint.
+ * Bounded, fair concurrency for analyses: a fixed number run and a bounded number wait, and
+ * each tenant (an API key's account) has its own cap on both, so one tenant can fill its own
+ * share and never another's. Free slots go to the waiting tenants in turn (round robin), not
+ * first come first served, so a tenant with many queued tasks does not delay another's one.
  */
 
-/** Thrown by {@link AnalysisPool.run} when both the running slots and the queue are full. */
+/** Thrown when every running slot and the whole queue are taken (by several tenants). */
 export class SaturatedError extends Error {
   override name = 'SaturatedError';
   /** Suggested wait before retrying, whole seconds (>= 1). */
   readonly retryAfterSeconds: number;
 
-  constructor(retryAfterSeconds: number) {
-    super(`The analyzer is busy; retry in ${retryAfterSeconds} s.`);
+  constructor(retryAfterSeconds: number, message = `The analyzer is busy; retry in ${retryAfterSeconds} s.`) {
+    super(message);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
-interface Waiter {
-  start: () => void;
+/** Thrown when the tenant itself has its share running and waiting: its own limit, not the service's. */
+export class TenantLimitError extends SaturatedError {
+  override name = 'TenantLimitError';
+  /** The tenant's running cap and waiting cap. */
+  readonly limits: { running: number; queued: number };
+
+  constructor(retryAfterSeconds: number, limits: { running: number; queued: number }) {
+    super(retryAfterSeconds, `At most ${limits.running} analyses may run and ${limits.queued} wait for one API key.`);
+    this.limits = limits;
+  }
 }
 
-/**
- * Runs at most `concurrency` tasks at a time with at most `maxQueue` waiting (FIFO).
- * Beyond that, `run()` rejects immediately with {@link SaturatedError}.
- */
-export class AnalysisPool {
-  readonly #concurrency: number;
-  readonly #maxQueue: number;
-  readonly #queue: Waiter[] = [];
+/** Sizes of a {@link FairPool}. */
+export interface FairPoolLimits {
+  /** Tasks running at once, all tenants together. */
+  concurrency: number;
+  /** Tasks waiting, all tenants together; beyond it {@link SaturatedError}. */
+  maxQueue: number;
+  /** Tasks one tenant may have running. */
+  perTenantConcurrency: number;
+  /** Tasks one tenant may have waiting; beyond it {@link TenantLimitError}. */
+  perTenantQueue: number;
+}
+
+interface Tenant {
+  running: number;
+  waiting: Array<() => void>;
+}
+
+/** Runs tasks under {@link FairPoolLimits}; `run` rejects at once when a bound is reached. */
+export class FairPool {
+  readonly #limits: FairPoolLimits;
+  readonly #tenants = new Map<string, Tenant>();
+  /** Tenants with waiting tasks, in the order they are served next. */
+  readonly #turns: string[] = [];
   #active = 0;
+  #queued = 0;
   /** Moving average of task duration, ms; seeds the retry hint. */
   #averageMs = 5_000;
 
-  constructor(concurrency: number, maxQueue: number) {
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be an integer >= 1');
-    if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError('maxQueue must be an integer >= 0');
-    this.#concurrency = concurrency;
-    this.#maxQueue = maxQueue;
+  constructor(limits: FairPoolLimits) {
+    for (const [name, value] of Object.entries(limits)) {
+      const min = name === 'maxQueue' || name === 'perTenantQueue' ? 0 : 1;
+      if (!Number.isInteger(value) || value < min) throw new RangeError(`${name} must be an integer >= ${min}`);
+    }
+    this.#limits = limits;
   }
 
   /** Tasks running now. */
@@ -45,33 +72,72 @@ export class AnalysisPool {
 
   /** Tasks waiting for a slot. */
   get queued(): number {
-    return this.#queue.length;
+    return this.#queued;
   }
 
-  /** Run `fn` when a slot is free; reject with SaturatedError if the queue is full too. */
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#active < this.#concurrency) return this.#start(fn);
-    if (this.#queue.length >= this.#maxQueue) return Promise.reject(new SaturatedError(this.#retryAfter()));
+  /** Run `fn` for `tenant` when a slot is free to it; reject at once when its share or the queue is full. */
+  run<T>(tenant: string, fn: () => Promise<T>): Promise<T> {
+    const t = this.#tenants.get(tenant) ?? { running: 0, waiting: [] };
+    const { perTenantConcurrency, perTenantQueue, concurrency, maxQueue } = this.#limits;
+    if (t.running < perTenantConcurrency && this.#active < concurrency && t.waiting.length === 0) {
+      this.#tenants.set(tenant, t);
+      return this.#start(tenant, t, fn);
+    }
+    if (t.waiting.length >= perTenantQueue) {
+      return Promise.reject(
+        new TenantLimitError(this.#retryAfter(t.waiting.length, perTenantConcurrency), {
+          running: perTenantConcurrency,
+          queued: perTenantQueue,
+        }),
+      );
+    }
+    if (this.#queued >= maxQueue)
+      return Promise.reject(new SaturatedError(this.#retryAfter(this.#queued, concurrency)));
+    this.#tenants.set(tenant, t);
+    this.#queued++;
+    if (t.waiting.length === 0) this.#turns.push(tenant);
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ start: () => void this.#start(fn).then(resolve, reject) });
+      t.waiting.push(() => void this.#start(tenant, t, fn).then(resolve, reject));
     });
   }
 
-  /** Seconds until a queued slot is likely free: the queue ahead drains `concurrency` at a time. */
-  #retryAfter(): number {
-    const rounds = Math.floor(this.#queue.length / this.#concurrency) + 1;
+  /** Seconds until a slot is likely free: the tasks ahead drain `width` at a time. */
+  #retryAfter(ahead: number, width: number): number {
+    const rounds = Math.floor(ahead / width) + 1;
     return Math.max(1, Math.ceil((rounds * this.#averageMs) / 1000));
   }
 
-  async #start<T>(fn: () => Promise<T>): Promise<T> {
+  async #start<T>(name: string, tenant: Tenant, fn: () => Promise<T>): Promise<T> {
     this.#active++;
+    tenant.running++;
     const started = performance.now();
     try {
       return await fn();
     } finally {
       this.#averageMs = this.#averageMs * 0.8 + (performance.now() - started) * 0.2;
       this.#active--;
-      this.#queue.shift()?.start();
+      tenant.running--;
+      if (tenant.running === 0 && tenant.waiting.length === 0) this.#tenants.delete(name);
+      this.#dispatch();
+    }
+  }
+
+  /** Give free slots to waiting tenants in turn, skipping those at their running cap. */
+  #dispatch(): void {
+    let looked = 0;
+    while (this.#active < this.#limits.concurrency && looked < this.#turns.length) {
+      const name = this.#turns.shift()!;
+      const tenant = this.#tenants.get(name)!;
+      if (tenant.running >= this.#limits.perTenantConcurrency) {
+        this.#turns.push(name);
+        looked++;
+        continue;
+      }
+      looked = 0;
+      const next = tenant.waiting.shift()!;
+      this.#queued--;
+      if (tenant.waiting.length > 0) this.#turns.push(name);
+      next();
     }
   }
 }

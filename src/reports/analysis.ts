@@ -3,7 +3,7 @@
 import type { AnalysisResult, AnalyzerOptions } from '../analyzer/index.ts';
 import { AnalyzeError } from '../analyzer/errors.ts';
 import { defaultAnalyzerOptions } from '../analyzer/options.ts';
-import { AnalysisPool, SaturatedError } from '../analyzer/pool.ts';
+import { FairPool, SaturatedError, TenantLimitError } from '../analyzer/pool.ts';
 import type { Config } from '../config.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
@@ -18,9 +18,12 @@ import { storedUrl } from './urls.ts';
  * is configured), scored with the configured weights, and `url` in phpRank's form.
  */
 export interface ReportAnalyzer {
-  /** `render` (the request's render=0|1) overrides ANALYZER_RENDER's choice for this page. */
-  analyze(url: string, opts?: { render?: boolean }): Promise<StoredAnalysis>;
-  readonly pool: AnalysisPool;
+  /**
+   * `render` (the request's render=0|1) overrides ANALYZER_RENDER's choice for this page.
+   * `tenant` (the API key's account) is whose share of the analyzer the analysis takes.
+   */
+  analyze(url: string, opts: { tenant: string; render?: boolean }): Promise<StoredAnalysis>;
+  readonly pool: FairPool;
   /** Stops the check workers and the shared browser, if rendering started one (services.close()). */
   close(): Promise<void>;
 }
@@ -32,6 +35,13 @@ export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
     totalTimeoutMs: config.ANALYZER_TIMEOUT_MS,
     maxBodyBytes: config.ANALYZER_MAX_BYTES,
     checkBudgetMs: config.ANALYZER_CHECK_BUDGET_MS,
+    resolver: {
+      ...base.resolver,
+      servers: config.ANALYZER_DNS_SERVERS ?? [],
+      queryTimeoutMs: config.ANALYZER_DNS_TIMEOUT_MS,
+      tries: config.ANALYZER_DNS_TRIES,
+      maxNames: config.ANALYZER_MAX_HOSTS,
+    },
     thresholds: { ...base.thresholds, ...(config.ANALYZER_THRESHOLDS ?? {}) },
     weights: { ...base.weights, ...(config.ANALYZER_WEIGHTS ?? {}) },
   });
@@ -49,7 +59,12 @@ export function createReportAnalyzer(
   const gsb: SafeBrowsingOptions | undefined = config.GSB_API_KEY
     ? { apiKey: config.GSB_API_KEY, baseUrl: config.GSB_BASE_URL }
     : undefined;
-  const pool = new AnalysisPool(config.ANALYZER_CONCURRENCY, config.ANALYZER_QUEUE);
+  const pool = new FairPool({
+    concurrency: config.ANALYZER_CONCURRENCY,
+    maxQueue: config.ANALYZER_QUEUE,
+    perTenantConcurrency: Math.min(config.ANALYZER_KEY_CONCURRENCY, config.ANALYZER_CONCURRENCY),
+    perTenantQueue: config.ANALYZER_KEY_QUEUE,
+  });
   // The engine (fetcher, HTML parser, check workers, browser driver) is loaded and started on
   // the first analysis, not with the service: a process that only serves CAPTCHAs or lists
   // reports never carries it, and a start does not wait for it.
@@ -59,13 +74,13 @@ export function createReportAnalyzer(
       engine = undefined; // a later analysis tries again
       throw err;
     }));
-  const timed = async (url: string, render?: boolean) => {
+  const timed = async (url: string, tenant: string, render?: boolean) => {
     const started = performance.now();
     let outcome = 'error';
     try {
       const { analyze, renderer, analyzerOptions } = await loadEngine();
       const result = renderer
-        ? await renderer.analyze(url, analyzerOptions, render)
+        ? await renderer.analyze(url, analyzerOptions, render, undefined, tenant)
         : await analyze(url, analyzerOptions);
       outcome = 'ok';
       return result;
@@ -87,8 +102,14 @@ export function createReportAnalyzer(
     async analyze(url, opts) {
       let analysis;
       try {
-        analysis = await pool.run(() => timed(url, opts?.render));
+        analysis = await pool.run(opts.tenant, () => timed(url, opts.tenant, opts.render));
       } catch (err) {
+        if (err instanceof TenantLimitError) {
+          throw new AppError('UNAVAILABLE', `This API key's share of the analyzer is taken: ${err.message}`, {
+            code: 'ERR_ANALYZER_KEY_BUSY',
+            retryAfter: err.retryAfterSeconds,
+          });
+        }
         if (err instanceof SaturatedError) {
           throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', {
             code: 'ERR_ANALYZER_BUSY',
@@ -117,7 +138,13 @@ interface AnalysisEngine {
   analyze: (url: string, options: AnalyzerOptions) => Promise<AnalysisResult>;
   /** Set when rendering is on (ANALYZER_RENDER); it falls back to analyzeUrl by itself. */
   renderer?: {
-    analyze(url: string, options: AnalyzerOptions, render?: boolean): Promise<AnalysisResult>;
+    analyze(
+      url: string,
+      options: AnalyzerOptions,
+      render?: boolean,
+      signal?: AbortSignal,
+      tenant?: string,
+    ): Promise<AnalysisResult>;
     close(): Promise<void>;
   };
   /** The options with the check pool in them. */

@@ -44,7 +44,7 @@ export async function createReportFromRequest(
 ): Promise<Report> {
   const url = parseReportUrl(input.url);
   checkPasswordRule(input.privacy, input.password, false);
-  const analysis = await deps.analyzer.analyze(url, { render: input.render });
+  const analysis = await deps.analyzer.analyze(url, { tenant: String(userId), render: input.render });
   return createReport(deps.em, userId, { privacy: input.privacy, password: input.password }, analysis);
 }
 
@@ -72,7 +72,7 @@ export async function updateReportFromRequest(
   if (privacy !== 2) password = { kind: 'clear' };
   else if (input.password) password = { kind: 'set', hash: await hashPassword(input.password) };
   const analysis = input.reanalyse
-    ? await deps.analyzer.analyze(fullUrlOf(current), { render: input.render })
+    ? await deps.analyzer.analyze(fullUrlOf(current), { tenant: String(userId), render: input.render })
     : undefined;
   return updateReport(deps.em, userId, id, { privacy: input.privacy, password, analysis });
 }

@@ -392,16 +392,16 @@ describe('failures', () => {
     }
   });
 
-  it('dns for an unknown .invalid host (answered locally, RFC 6761)', async () => {
-    const err = await expectFailure(analyzeUrl('http://no-such-host.invalid/', options()), 'dns');
-    expect(err.message).toBe('The host name no-such-host.invalid could not be resolved.');
+  it('an unknown .invalid host (answered locally, RFC 6761) gets the one refusal of a name', async () => {
+    const err = await expectFailure(analyzeUrl('http://no-such-host.invalid/', options()), 'forbidden_address');
+    expect(err.message).toBe('The host no-such-host.invalid does not resolve to an address that can be analyzed.');
   });
 
-  it('dns when an injected resolver reports ENOTFOUND', async () => {
+  it('the same refusal when an injected resolver reports ENOTFOUND', async () => {
     const lookup = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     };
-    await expectFailure(analyzeUrl('http://example.test/', options({ lookup })), 'dns');
+    await expectFailure(analyzeUrl('http://example.test/', options({ lookup })), 'forbidden_address');
   });
 
   it('invalid_url for bad input', async () => {

@@ -1,8 +1,24 @@
 /**
- * AnalysisPool: bounded concurrency, bounded queue, immediate SaturatedError beyond.
+ * FairPool: bounded concurrency, bounded queue, immediate SaturatedError beyond, and each
+ * tenant's own share (TenantLimitError) with free slots handed out in turn.
  */
 import { describe, expect, it } from 'vitest';
-import { AnalysisPool, SaturatedError } from '../../src/analyzer/index.ts';
+import { FairPool, SaturatedError, TenantLimitError } from '../../src/analyzer/index.ts';
+
+/** A pool where one tenant may use everything (the plain bounded pool). */
+class AnalysisPool extends FairPool {
+  constructor(concurrency: number, maxQueue: number) {
+    super({
+      concurrency,
+      maxQueue,
+      perTenantConcurrency: Math.max(1, concurrency),
+      perTenantQueue: Math.max(0, maxQueue),
+    });
+  }
+  override run<T>(fn: (() => Promise<T>) | string, more?: () => Promise<T>): Promise<T> {
+    return typeof fn === 'string' ? super.run(fn, more!) : super.run('one', fn);
+  }
+}
 
 /** A task that finishes when its `release` is called. */
 function gate<T>(value: T): { task: () => Promise<T>; release: () => void; started: () => boolean } {
@@ -93,5 +109,57 @@ describe('AnalysisPool', () => {
   it('validates its arguments', () => {
     expect(() => new AnalysisPool(0, 1)).toThrow(RangeError);
     expect(() => new AnalysisPool(1, -1)).toThrow(RangeError);
+  });
+});
+
+describe('FairPool shares', () => {
+  const limits = { concurrency: 4, maxQueue: 20, perTenantConcurrency: 2, perTenantQueue: 3 };
+
+  it('one tenant gets its running and waiting share, then TenantLimitError; another still runs at once', async () => {
+    const pool = new FairPool(limits);
+    const gates = Array.from({ length: 5 }, (_, i) => gate(i));
+    const mine = gates.map((g) => pool.run('a', g.task));
+    const over = await pool.run('a', async () => 'x').catch((e: unknown) => e);
+    expect(over).toBeInstanceOf(TenantLimitError);
+    expect((over as TenantLimitError).limits).toEqual({ running: 2, queued: 3 });
+    expect((over as Error).message).toMatch(/At most 2 analyses may run and 3 wait/);
+    await tick();
+    expect(gates.map((g) => g.started())).toEqual([true, true, false, false, false]);
+    const other = gate('b');
+    const theirs = pool.run('b', other.task);
+    await tick();
+    expect(other.started()).toBe(true);
+    other.release();
+    expect(await theirs).toBe('b');
+    for (const g of gates) g.release();
+    expect(await Promise.all(mine)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('hands free slots to waiting tenants in turn, not in arrival order', async () => {
+    const pool = new FairPool({ concurrency: 1, maxQueue: 20, perTenantConcurrency: 1, perTenantQueue: 10 });
+    const order: string[] = [];
+    const first = gate('first');
+    const running = pool.run('a', first.task);
+    const tasks = [
+      ...['a1', 'a2', 'a3'].map((n) => pool.run('a', async () => void order.push(n))),
+      pool.run('b', async () => void order.push('b1')),
+      pool.run('c', async () => void order.push('c1')),
+    ];
+    first.release();
+    await running;
+    await Promise.all(tasks);
+    expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'a3']);
+  });
+
+  it('the whole queue full of several tenants is SaturatedError, not a tenant limit', async () => {
+    const pool = new FairPool({ concurrency: 1, maxQueue: 2, perTenantConcurrency: 1, perTenantQueue: 1 });
+    const g = gate(0);
+    const held = pool.run('a', g.task);
+    const queued = [pool.run('b', async () => 1), pool.run('c', async () => 2)];
+    const err = await pool.run('d', async () => 3).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SaturatedError);
+    expect(err).not.toBeInstanceOf(TenantLimitError);
+    g.release();
+    await Promise.all([held, ...queued]);
   });
 });

@@ -98,13 +98,13 @@ describe('names resolving to non-public addresses are refused', () => {
     'mixed.test': ['93.184.216.34', '10.0.0.1'],
   };
   const names: Array<[url: string, message: string]> = [
-    ['http://evil.test/', 'The host evil.test resolves to an address that is not allowed.'],
-    ['http://metadata.test/latest/', 'The host metadata.test resolves to an address that is not allowed.'],
-    ['http://intranet.test/', 'The host intranet.test resolves to an address that is not allowed.'],
-    ['http://v6.test/', 'The host v6.test resolves to an address that is not allowed.'],
-    ['http://mapped.test/', 'The host mapped.test resolves to an address that is not allowed.'],
-    ['http://cgnat.test/', 'The host cgnat.test resolves to an address that is not allowed.'],
-    ['http://mixed.test/', 'The host mixed.test resolves to an address that is not allowed.'],
+    ['http://evil.test/', 'The host evil.test does not resolve to an address that can be analyzed.'],
+    ['http://metadata.test/latest/', 'The host metadata.test does not resolve to an address that can be analyzed.'],
+    ['http://intranet.test/', 'The host intranet.test does not resolve to an address that can be analyzed.'],
+    ['http://v6.test/', 'The host v6.test does not resolve to an address that can be analyzed.'],
+    ['http://mapped.test/', 'The host mapped.test does not resolve to an address that can be analyzed.'],
+    ['http://cgnat.test/', 'The host cgnat.test does not resolve to an address that can be analyzed.'],
+    ['http://mixed.test/', 'The host mixed.test does not resolve to an address that can be analyzed.'],
   ];
   it.each(names)('%s', async (url, message) => {
     const err = await refusal(analyzeUrl(url, guarded(tableLookup(table))));
@@ -115,7 +115,7 @@ describe('names resolving to non-public addresses are refused', () => {
     '%s (answered locally, no DNS)',
     async (url) => {
       const err = await refusal(analyzeUrl(url, guarded()));
-      expect(err.message).toMatch(/^The host [a-z.]+ resolves to an address that is not allowed\.$/);
+      expect(err.message).toMatch(/^The host [a-z.]+ does not resolve to an address that can be analyzed.$/);
       expect(err.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
     },
   );
@@ -187,7 +187,7 @@ describe('redirects and auxiliary fetches are re-checked', () => {
     const result = await analyzeUrl(`http://public.test:${site.port}${goodPath}`, options);
     const sitemap = result.results.miscellaneous.find((c) => c.id === 'sitemap')!;
     expect(sitemap.passed).toBe(false);
-    expect(sitemap.details).toEqual(['The host evil.test resolves to an address that is not allowed.']);
+    expect(sitemap.details).toEqual(['The host evil.test does not resolve to an address that can be analyzed.']);
     expect(JSON.stringify(result)).not.toContain('127.0.0.2');
   });
 });

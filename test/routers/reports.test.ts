@@ -120,7 +120,7 @@ describe('POST /api/v1/reports', () => {
   it.each([
     ['refused', () => 'http://127.0.0.1:1/', /refused/i, 'refused'],
     ['not HTML', () => `${site.url}/json`, /html/i, 'not_html'],
-    ['unknown host', () => 'http://no-such-host.invalid/', /resolve|dns|not found/i, 'dns'],
+    ['unknown host', () => 'http://no-such-host.invalid/', /does not resolve/i, 'forbidden_address'],
   ])('answers 422 on url saying why when the page is %s', async (_name, url, pattern, reason) => {
     const before = await countRows();
     const res = await request(api('/api/v1/reports'), { method: 'POST', key: alice.key, form: { url: url() } });

@@ -12,6 +12,7 @@ import type { CheckCategory, CheckResult } from '../checks/types.ts';
 import type { AnalyzerOptions } from '../options.ts';
 import { runPageChecks, type CheckInput } from '../check-worker.ts';
 import { scoreResults } from '../scoring.ts';
+import { FairPool, SaturatedError } from '../pool.ts';
 import { BrowserCrashedError, BrowserPool, RenderBusyError } from './browser.ts';
 import { labChecks, labSummary, type LabSummary, type RenderedCheckResult } from './lab.ts';
 import { renderPage, type RenderedPage } from './render.ts';
@@ -33,6 +34,8 @@ export interface RenderSettings {
   maxBytes: number;
   /** Longest quiet wait after load, ms. */
   settleMs: number;
+  /** Renders one tenant (API key's account) may have running; the rest wait their turn. Default 1. */
+  perTenantRenders?: number;
 }
 
 /** How the render went, kept beside the results. */
@@ -157,9 +160,17 @@ export async function renderedDocumentChecks(
 export class RenderingAnalyzer {
   readonly settings: RenderSettings;
   readonly pool: BrowserPool;
+  /** Renders wait here, in turn per tenant, for one of the browser's contexts. */
+  readonly renders: FairPool;
 
   constructor(settings: RenderSettings) {
     this.settings = settings;
+    this.renders = new FairPool({
+      concurrency: settings.contexts,
+      maxQueue: 1000,
+      perTenantConcurrency: Math.min(settings.perTenantRenders ?? 1, settings.contexts),
+      perTenantQueue: 100,
+    });
     this.pool = new BrowserPool({
       executablePath: settings.chromiumPath,
       contexts: settings.contexts,
@@ -199,6 +210,7 @@ export class RenderingAnalyzer {
     options: AnalyzerOptions,
     requested?: boolean,
     signal?: AbortSignal,
+    tenant = '',
   ): Promise<RenderedAnalysis> {
     const raw = await analyzeUrl(url, options, signal);
     if (!this.wants(raw, requested)) return { ...raw, rendering: { status: 'skipped' } };
@@ -206,7 +218,7 @@ export class RenderingAnalyzer {
     let page: RenderedPage;
     let documentChecks: RenderedCheckResult[];
     try {
-      page = await this.#render(raw.finalUrl, options);
+      page = await this.renders.run(tenant, () => this.#render(raw.finalUrl, options));
       documentChecks = await renderedDocumentChecks(page, options, signal);
     } catch (err) {
       signal?.throwIfAborted();
@@ -226,7 +238,7 @@ export class RenderingAnalyzer {
         };
       }
       const reason =
-        err instanceof RenderBusyError || err instanceof BrowserCrashedError
+        err instanceof RenderBusyError || err instanceof BrowserCrashedError || err instanceof SaturatedError
           ? err.message
           : 'The browser could not render the page.';
       return { ...raw, rendering: { status: 'failed', reason } };

@@ -96,7 +96,11 @@ export class BrowserPool {
   async #launch(): Promise<Browser> {
     // The launch-level proxy: an address guard that allows nothing.
     this.#denyAll ??= await startGuardedProxy({
-      guard: new AddressGuard({ allowPrivate: false, isAllowedAddress: () => false }),
+      guard: new AddressGuard({
+        allowPrivate: false,
+        isAllowedAddress: () => false,
+        lookup: () => Promise.reject(new Error('nothing goes out outside a context')),
+      }),
       connectTimeoutMs: 1000,
       maxBytes: 0,
     });

@@ -76,7 +76,8 @@ export async function renderPage(
 ): Promise<RenderedPage> {
   const started = performance.now();
   const deadline = started + limits.timeoutMs;
-  const guard = new AddressGuard(options);
+  // Lookups end with the render: past its limit, names still in flight are cancelled.
+  const guard = new AddressGuard(options, AbortSignal.timeout(limits.timeoutMs));
   const proxy = await startGuardedProxy({
     guard,
     connectTimeoutMs: options.connectTimeoutMs,
@@ -103,6 +104,7 @@ export async function renderPage(
       }
     });
   } finally {
+    guard.close();
     await proxy.close();
   }
 

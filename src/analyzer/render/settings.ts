@@ -15,6 +15,7 @@ export function renderSettingsFrom(
     | 'ANALYZER_RENDER_TIMEOUT_MS'
     | 'ANALYZER_RENDER_MAX_HEAP_MB'
     | 'ANALYZER_RENDER_MAX_BYTES'
+    | 'ANALYZER_KEY_RENDERS'
   >,
 ): RenderSettings {
   const found = existsSync(config.ANALYZER_CHROMIUM_PATH);
@@ -27,6 +28,7 @@ export function renderSettingsFrom(
     maxHeapMb: config.ANALYZER_RENDER_MAX_HEAP_MB,
     maxBytes: config.ANALYZER_RENDER_MAX_BYTES,
     settleMs: Math.min(1500, config.ANALYZER_RENDER_TIMEOUT_MS / 4),
+    perTenantRenders: config.ANALYZER_KEY_RENDERS,
   };
 }
 
