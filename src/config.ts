@@ -121,7 +121,17 @@ const envSchema = z.object({
   ANALYZER_RENDER: z.enum(['never', 'auto', 'always']).optional(),
   /** Chromium executable for rendering (Debian's package; never a downloaded browser). */
   ANALYZER_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
-  /** Browser contexts rendering at once (each needs about 100-200 MB). */
+  /**
+   * Memory the whole browser (all its processes) may use, MiB, enforced by a cgroup of its own
+   * (v2 or v1) where one can be made; a page past it fails its render alone (render_limit).
+   */
+  ANALYZER_RENDER_MEMORY_MB: z.coerce.number().int().min(256).max(65_536).default(1024),
+  /** The user Chromium runs as when the service runs as root (its sandbox needs a user that is not root). */
+  ANALYZER_CHROMIUM_USER: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_-]{0,31}$|^\d+$/, 'must be a user name or a numeric uid')
+    .default('nobody'),
+  /** Browser contexts rendering at once. */
   ANALYZER_RENDER_CONTEXTS: z.coerce.number().int().min(1).max(32).default(2),
   /** Per-page render time limit, ms. */
   ANALYZER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),

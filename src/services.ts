@@ -54,7 +54,7 @@ export async function openServices(
   }
   const opened = stores;
   const metrics = createMetrics();
-  const analyzer = createReportAnalyzer(config, undefined, metrics);
+  const analyzer = createReportAnalyzer(config, undefined, metrics, (message) => log.warn(message));
   return {
     config,
     log,

@@ -15,7 +15,8 @@ export type AnalyzeFailure =
   | 'too_many_redirects'
   | 'http_error'
   | 'network'
-  | 'check_budget';
+  | 'check_budget'
+  | 'render_limit';
 
 /** A failed analysis. `message` is a human sentence naming the cause. */
 export class AnalyzeError extends Error {

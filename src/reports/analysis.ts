@@ -55,6 +55,8 @@ export function createReportAnalyzer(
   config: Config,
   options: AnalyzerOptions = analyzerOptionsFrom(config),
   metrics?: Pick<Metrics, 'observeAnalysis'>,
+  /** Where the analyzer says once that rendering is off or unbounded (sandbox, cgroup). */
+  warn?: (message: string) => void,
 ): ReportAnalyzer {
   const gsb: SafeBrowsingOptions | undefined = config.GSB_API_KEY
     ? { apiKey: config.GSB_API_KEY, baseUrl: config.GSB_BASE_URL }
@@ -70,7 +72,7 @@ export function createReportAnalyzer(
   // reports never carries it, and a start does not wait for it.
   let engine: Promise<AnalysisEngine> | undefined;
   const loadEngine = () =>
-    (engine ??= startEngine(config, options).catch((err: unknown) => {
+    (engine ??= startEngine(config, options, warn).catch((err: unknown) => {
       engine = undefined; // a later analysis tries again
       throw err;
     }));
@@ -151,12 +153,20 @@ interface AnalysisEngine {
   analyzerOptions: AnalyzerOptions;
 }
 
-async function startEngine(config: Config, options: AnalyzerOptions): Promise<AnalysisEngine> {
+async function startEngine(
+  config: Config,
+  options: AnalyzerOptions,
+  warn?: (message: string) => void,
+): Promise<AnalysisEngine> {
   const [{ analyzeUrl, CheckPool }, { renderingAnalyzerFrom }] = await Promise.all([
     import('../analyzer/index.ts'),
     import('../analyzer/render/index.ts'),
   ]);
   // Checks run in worker threads, one per running analysis at most (unless the caller gave a pool).
   const checkPool = options.checkPool ?? new CheckPool({ threads: config.ANALYZER_CONCURRENCY });
-  return { analyze: analyzeUrl, renderer: renderingAnalyzerFrom(config), analyzerOptions: { ...options, checkPool } };
+  return {
+    analyze: analyzeUrl,
+    renderer: renderingAnalyzerFrom(config, warn),
+    analyzerOptions: { ...options, checkPool },
+  };
 }

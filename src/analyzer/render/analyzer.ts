@@ -36,6 +36,14 @@ export interface RenderSettings {
   settleMs: number;
   /** Renders one tenant (API key's account) may have running; the rest wait their turn. Default 1. */
   perTenantRenders?: number;
+  /** Memory of the whole browser, bytes (a cgroup); see BrowserPoolSettings. */
+  memoryLimitBytes?: number;
+  /** The user Chromium runs as when the service is root. Default `nobody`. */
+  sandboxUser?: string;
+  /** Longest rendered document taken back, characters. Default 5 MiB. */
+  maxDocumentChars?: number;
+  /** Told once when the browser cannot be bounded or sandboxed. */
+  warn?: (message: string) => void;
 }
 
 /** How the render went, kept beside the results. */
@@ -176,6 +184,9 @@ export class RenderingAnalyzer {
       contexts: settings.contexts,
       maxHeapMb: settings.maxHeapMb,
       acquireTimeoutMs: settings.timeoutMs * 3,
+      memoryLimitBytes: settings.memoryLimitBytes,
+      sandboxUser: settings.sandboxUser,
+      warn: settings.warn,
     });
   }
 
@@ -192,6 +203,7 @@ export class RenderingAnalyzer {
       timeoutMs: this.settings.timeoutMs,
       maxBytes: this.settings.maxBytes,
       settleMs: this.settings.settleMs,
+      maxDocumentChars: this.settings.maxDocumentChars,
     };
     try {
       return await renderPage(this.pool, url, options, limits);

@@ -6,10 +6,15 @@
  * that were inside it get {@link BrowserCrashedError} and the next acquisition launches a new
  * one, so other analyses carry on. Each context gets its own proxy (the analysis' guarded
  * proxy); the launch-level proxy refuses everything, so nothing outside a context goes out.
+ *
+ * Chromium runs with its sandbox on, as an unprivileged user when the service is root, inside
+ * a memory cgroup of its own (see sandbox.ts). When the sandbox cannot start, the launch fails
+ * with {@link SandboxUnavailableError} and rendering stays off; it never runs unsandboxed.
  */
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { AddressGuard } from '../address-guard.ts';
 import { startGuardedProxy, type GuardedProxy } from './proxy.ts';
+import { createBrowserCgroup, writeLauncher, type BrowserCgroup, type Launcher } from './sandbox.ts';
 
 /** How the browser pool runs. */
 export interface BrowserPoolSettings {
@@ -21,6 +26,17 @@ export interface BrowserPoolSettings {
   maxHeapMb: number;
   /** Longest wait for a free context before giving up, ms. */
   acquireTimeoutMs: number;
+  /** The user Chromium runs as when the service runs as root. Default `nobody`. */
+  sandboxUser?: string;
+  /** Memory the whole browser (every process) may use, bytes, enforced by a cgroup when one can be made. */
+  memoryLimitBytes?: number;
+  /** Told once when the browser cannot be bounded or sandboxed (the service logs it). */
+  warn?: (message: string) => void;
+}
+
+/** Chromium could not start with its sandbox on: rendering is off, never unsandboxed. */
+export class SandboxUnavailableError extends Error {
+  override name = 'SandboxUnavailableError';
 }
 
 /** The browser went away while a page was rendering. */
@@ -36,7 +52,6 @@ export class RenderBusyError extends Error {
 /** Flags Chromium runs with (besides those playwright-core adds). */
 export const chromiumFlags = [
   '--headless',
-  '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
   '--no-first-run',
@@ -68,6 +83,11 @@ export class BrowserPool {
   readonly #waiters: Waiter[] = [];
   #launches = 0;
   #closed = false;
+  #launcher?: Launcher;
+  #cgroup?: BrowserCgroup;
+  #cgroupTried = false;
+  /** Set once the sandbox failed to start: every later render fails at once with it. */
+  #unavailable?: SandboxUnavailableError;
 
   constructor(settings: BrowserPoolSettings) {
     this.#settings = settings;
@@ -83,9 +103,15 @@ export class BrowserPool {
     return this.#active;
   }
 
+  /** The memory cgroup of the browser, once it is launched (undefined where none could be made). */
+  get cgroup(): BrowserCgroup | undefined {
+    return this.#cgroup;
+  }
+
   /** The running browser, launching it if needed. */
   browser(): Promise<Browser> {
     if (this.#closed) return Promise.reject(new Error('The browser pool is closed.'));
+    if (this.#unavailable) return Promise.reject(this.#unavailable);
     this.#browser ??= this.#launch().catch((err: unknown) => {
       this.#browser = undefined;
       throw err;
@@ -104,16 +130,52 @@ export class BrowserPool {
       connectTimeoutMs: 1000,
       maxBytes: 0,
     });
-    const browser = await chromium.launch({
-      executablePath: this.#settings.executablePath,
-      headless: true,
-      args: [...chromiumFlags, `--js-flags=--max-old-space-size=${this.#settings.maxHeapMb}`],
-      proxy: { server: this.#denyAll.url, bypass: '<-loopback>' },
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-      timeout: 30_000,
-    });
+    this.#launcher ??= await writeLauncher();
+    if (!this.#cgroupTried) {
+      this.#cgroupTried = true;
+      const limit = this.#settings.memoryLimitBytes;
+      if (limit) {
+        this.#cgroup = await createBrowserCgroup(limit, `auditcaptcha-browser-${process.pid}`);
+        if (!this.#cgroup) {
+          this.#settings.warn?.(
+            'No memory cgroup could be made for Chromium (no writable cgroup v1 or v2 memory controller): the browser has only its V8 heap limit.',
+          );
+        }
+      }
+    }
+    let browser: Browser;
+    try {
+      browser = await chromium.launch({
+        executablePath: this.#launcher.path,
+        env: {
+          ...process.env,
+          AUDIT_CHROMIUM_BINARY: this.#settings.executablePath,
+          AUDIT_CHROMIUM_USER: this.#settings.sandboxUser ?? 'nobody',
+          AUDIT_CHROMIUM_CGROUP: this.#cgroup?.dir ?? '',
+        },
+        headless: true,
+        chromiumSandbox: true,
+        args: [...chromiumFlags, `--js-flags=--max-old-space-size=${this.#settings.maxHeapMb}`],
+        // Playwright lets pages open windows; ours closes them as they open (render.ts).
+        ignoreDefaultArgs: ['--disable-popup-blocking'],
+        proxy: { server: this.#denyAll.url, bypass: '<-loopback>' },
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: 30_000,
+      });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (/sandbox/i.test(message)) {
+        this.#unavailable = new SandboxUnavailableError(
+          'Rendering is off: Chromium could not start its sandbox (user namespaces or a setuid sandbox are needed; it is never run without one).',
+          { cause: err },
+        );
+        this.#settings.warn?.(this.#unavailable.message);
+        throw this.#unavailable;
+      }
+      throw err;
+    }
     this.#launches++;
     this.#current = browser;
     browser.on('disconnected', () => {
@@ -213,5 +275,7 @@ export class BrowserPool {
     if (browser) await browser.then((b) => b.close()).catch(() => undefined);
     await this.#denyAll?.close();
     this.#denyAll = undefined;
+    await this.#launcher?.remove();
+    await this.#cgroup?.remove();
   }
 }

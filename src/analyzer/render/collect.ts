@@ -8,6 +8,7 @@
  * is untrusted input: {@link sanitizeInPage} clamps numbers and truncates strings.
  */
 import type { Page } from 'playwright-core';
+import { AnalyzeError } from '../errors.ts';
 
 /** Where the observers keep their entries (a property name a page will not use by chance). */
 const store = '__auditcaptchaLab';
@@ -29,6 +30,18 @@ export const observerScript = `(() => {
   observe('largest-contentful-paint', (e) => { s.lcp = e.renderTime || e.loadTime || e.startTime; s.lcpElement = describe(e.element); });
   observe('layout-shift', (e) => { if (!e.hadRecentInput) s.shifts.push([e.startTime, e.value]); });
   observe('longtask', (e) => { s.longTasks.push([e.startTime, e.duration]); });
+  // Whatever a page logs is sent to us whole by the DevTools protocol: strings are cut and
+  // the number of messages bounded here, in the page, before they cross.
+  let logged = 0;
+  const cut = (v) => (typeof v === 'string' && v.length > 300 ? v.slice(0, 300) : v);
+  for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'table']) {
+    const original = console[name];
+    if (typeof original !== 'function') continue;
+    console[name] = function (...args) {
+      if (++logged > 200) return;
+      return original.apply(this, args.slice(0, 10).map(cut));
+    };
+  }
 })();`;
 
 /** What one image looks like on the page. */
@@ -78,7 +91,7 @@ function inPage(storeName: string): unknown {
       const visW = Math.max(0, Math.min(left + r.width, vw) - Math.max(left, 0));
       const visH = Math.max(0, Math.min(top + r.height, vh) - Math.max(top, 0));
       return {
-        src: img.currentSrc || img.src,
+        src: (img.currentSrc || img.src).slice(0, 2048),
         naturalWidth: img.naturalWidth,
         naturalHeight: img.naturalHeight,
         width: r.width,
@@ -91,7 +104,8 @@ function inPage(storeName: string): unknown {
     performance.getEntriesByType('resource') as Array<PerformanceResourceTiming & { renderBlockingStatus?: string }>
   )
     .filter((e) => e.renderBlockingStatus === 'blocking')
-    .map((e) => e.name);
+    .slice(0, 200)
+    .map((e) => e.name.slice(0, 2048));
   return {
     fcpMs: s.fcp,
     lcpMs: s.lcp,
@@ -149,6 +163,25 @@ export function sanitizeInPage(raw: unknown): InPageFacts {
       .filter(Boolean),
     devicePixelRatio: num(r['devicePixelRatio'], 10) || 1,
   };
+}
+
+/**
+ * The rendered document (doctype and markup, as `page.content()` gives it), measured in the
+ * page: one longer than `maxChars` never crosses to this process and fails the render with
+ * `render_limit`.
+ */
+export async function documentInPage(page: Page, maxChars: number): Promise<string> {
+  const taken = await page.evaluate((max) => {
+    // String(): a page may have replaced these getters; only a real string's length is measured.
+    const doctype = String(document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '');
+    const markup = String(document.documentElement ? document.documentElement.outerHTML : '');
+    const length = doctype.length + markup.length;
+    return length > max ? { length, html: null } : { length, html: doctype + markup };
+  }, maxChars);
+  if (typeof taken?.html !== 'string' || taken.html.length > maxChars) {
+    throw new AnalyzeError('render_limit', `The rendered document is longer than ${maxChars} characters.`);
+  }
+  return taken.html;
 }
 
 /** Collect the observers' entries and the page's image geometry. */

@@ -8,7 +8,7 @@ import { AddressGuard } from '../address-guard.ts';
 import { AnalyzeError } from '../errors.ts';
 import type { AnalyzerOptions } from '../options.ts';
 import type { BrowserPool } from './browser.ts';
-import { collectInPage, observerScript, type InPageFacts } from './collect.ts';
+import { collectInPage, documentInPage, observerScript, type InPageFacts } from './collect.ts';
 import { refusedHeader, startGuardedProxy, type BlockedRequest } from './proxy.ts';
 
 /** Limits of one render. */
@@ -19,7 +19,17 @@ export interface RenderLimits {
   maxBytes: number;
   /** Longest quiet wait after the load event, ms. */
   settleMs: number;
+  /** Longest rendered document taken back from the page, characters (default 5 MiB). */
+  maxDocumentChars?: number;
+  /** Most frames (the page's own included) and workers a page may start (defaults 20 and 8). */
+  maxFrames?: number;
+  maxWorkers?: number;
+  /** Most windows a page may open (each closed as it opens; default 5). */
+  maxPopups?: number;
 }
+
+/** Events taken from a page at most (console messages, uncaught errors), however many it makes. */
+const maxPageEvents = 200;
 
 /** One network request the page made. */
 export interface NetworkEntry {
@@ -42,6 +52,8 @@ export interface RenderedPage {
   /** Requests to http: URLs from an https: page (loaded or blocked by the browser). */
   mixedContent: string[];
   blocked: BlockedRequest[];
+  /** Windows the page opened (each closed as it opened). */
+  popups: number;
   /** The load event did not come within the time limit (measurements are partial). */
   timedOut: boolean;
   /** Wall time of the render, ms. */
@@ -122,6 +134,40 @@ export async function renderPage(
     page.on('crash', () => {
       crashed = true;
     });
+    // What a page may start is bounded: popups are closed as they open, and a page past its
+    // frames or workers fails its render alone (render_limit), its context closed at once.
+    let violation: string | undefined;
+    const exceed = (what: string): void => {
+      violation ??= what;
+      void page.close().catch(() => undefined);
+    };
+    let frames = 1;
+    let workers = 0;
+    let popups = 0;
+    context.on('page', (other) => {
+      if (other === page) return;
+      void other.close().catch(() => undefined);
+      if (++popups > (limits.maxPopups ?? 5)) exceed(`The page opened more than ${limits.maxPopups ?? 5} windows.`);
+    });
+    page.on('frameattached', () => {
+      if (++frames > (limits.maxFrames ?? 20)) exceed(`The page opened more than ${limits.maxFrames ?? 20} frames.`);
+    });
+    page.on('worker', () => {
+      if (++workers > (limits.maxWorkers ?? 8)) exceed(`The page started more than ${limits.maxWorkers ?? 8} workers.`);
+    });
+    const limitError = (cause?: unknown): AnalyzeError | undefined => {
+      if (violation) return new AnalyzeError('render_limit', violation, { cause });
+      if (crashed)
+        return new AnalyzeError(
+          'render_limit',
+          'The page used more memory than a render may (its renderer was stopped).',
+          {
+            cause,
+          },
+        );
+      return undefined;
+    };
+    let pageEvents = 0;
     page.on('request', (req: Request) => {
       inflight++;
       lastActivity = performance.now();
@@ -147,7 +193,7 @@ export async function renderPage(
     page.on('requestfinished', (req) => done(req, false));
     page.on('requestfailed', (req) => done(req, true));
     page.on('console', (msg) => {
-      if (msg.type() !== 'error' || consoleErrors.length >= 50) return;
+      if (++pageEvents > maxPageEvents || msg.type() !== 'error' || consoleErrors.length >= 50) return;
       const text = msg.text().slice(0, 300);
       if (/Mixed Content/i.test(text)) {
         const m = /'(http:[^']+)'/.exec(text.replace(/^.*?requested an insecure \w+ /, ''));
@@ -156,64 +202,72 @@ export async function renderPage(
       consoleErrors.push(text);
     });
     page.on('pageerror', (err) => {
-      if (consoleErrors.length < 50) consoleErrors.push(`Uncaught ${String(err.message ?? err).slice(0, 300)}`);
+      if (++pageEvents <= maxPageEvents && consoleErrors.length < 50)
+        consoleErrors.push(`Uncaught ${String(err.message ?? err).slice(0, 300)}`);
     });
 
-    let timedOut = false;
-    let status = 0;
-    let finalUrl = url;
-    let response: Response | null = null;
     try {
-      response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1000, deadline - performance.now()) });
-      status = response?.status() ?? 0;
-      finalUrl = page.url();
+      return await navigateAndCollect();
     } catch (err) {
-      if (crashed)
-        throw new AnalyzeError('network', 'The page crashed the renderer (memory limit or a browser fault).', {
-          cause: err,
-        });
-      const message = err instanceof Error ? err.message : String(err);
-      if (!/Timeout/i.test(message)) {
-        const refused = proxy.blocked.find((b) => url.startsWith(b.target) || b.target.startsWith(new URL(url).host));
-        if (refused) throw new AnalyzeError('forbidden_address', refused.reason, { cause: err });
-        throw new AnalyzeError('network', `The browser could not load the page (${message.split('\n')[0]}).`, {
-          cause: err,
-        });
+      throw limitError(err) ?? err;
+    }
+
+    async function navigateAndCollect(): Promise<RenderedPage> {
+      let timedOut = false;
+      let status = 0;
+      let finalUrl = url;
+      let response: Response | null = null;
+      try {
+        response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1000, deadline - performance.now()) });
+        status = response?.status() ?? 0;
+        finalUrl = page.url();
+      } catch (err) {
+        if (limitError()) throw err;
+        const message = err instanceof Error ? err.message : String(err);
+        if (!/Timeout/i.test(message)) {
+          const refused = proxy.blocked.find((b) => url.startsWith(b.target) || b.target.startsWith(new URL(url).host));
+          if (refused) throw new AnalyzeError('forbidden_address', refused.reason, { cause: err });
+          throw new AnalyzeError('network', `The browser could not load the page (${message.split('\n')[0]}).`, {
+            cause: err,
+          });
+        }
+        timedOut = true;
+        finalUrl = page.url();
       }
-      timedOut = true;
-      finalUrl = page.url();
-    }
-    if (finalUrl === 'about:blank') throw new AnalyzeError('timeout', 'The page did not start loading in time.');
-    if (response && (await response.headerValue(refusedHeader)) !== null) {
-      // The document (or a redirect it followed) went to a host the guard refused.
-      const target = new URL(finalUrl);
-      const refused = proxy.blocked.find((b) => b.target === `${target.origin}${target.pathname}`);
-      throw new AnalyzeError(
-        'forbidden_address',
-        refused?.reason ?? `The page redirected to ${target.host}, which is not allowed.`,
+      if (finalUrl === 'about:blank') throw new AnalyzeError('timeout', 'The page did not start loading in time.');
+      if (response && (await response.headerValue(refusedHeader)) !== null) {
+        // The document (or a redirect it followed) went to a host the guard refused.
+        const target = new URL(finalUrl);
+        const refused = proxy.blocked.find((b) => b.target === `${target.origin}${target.pathname}`);
+        throw new AnalyzeError(
+          'forbidden_address',
+          refused?.reason ?? `The page redirected to ${target.host}, which is not allowed.`,
+        );
+      }
+      await settle(
+        page,
+        () => inflight,
+        () => lastActivity,
+        Math.min(deadline, performance.now() + limits.settleMs),
       );
+      const facts = await collectInPage(page);
+      const html = await documentInPage(page, limits.maxDocumentChars ?? 5 * 1024 * 1024);
+      const limited = limitError();
+      if (limited) throw limited;
+      await Promise.race([Promise.all(sizes), new Promise((r) => setTimeout(r, 1000))]);
+      return {
+        finalUrl,
+        status,
+        html,
+        facts,
+        network,
+        consoleErrors,
+        mixedContent: [...mixed].slice(0, 50),
+        blocked: [...proxy.blocked],
+        popups,
+        timedOut,
+        elapsedMs: performance.now() - started,
+      };
     }
-    await settle(
-      page,
-      () => inflight,
-      () => lastActivity,
-      Math.min(deadline, performance.now() + limits.settleMs),
-    );
-    if (crashed) throw new AnalyzeError('network', 'The page crashed the renderer (memory limit or a browser fault).');
-    const facts = await collectInPage(page);
-    const html = await page.content();
-    await Promise.race([Promise.all(sizes), new Promise((r) => setTimeout(r, 1000))]);
-    return {
-      finalUrl,
-      status,
-      html,
-      facts,
-      network,
-      consoleErrors,
-      mixedContent: [...mixed].slice(0, 50),
-      blocked: [...proxy.blocked],
-      timedOut,
-      elapsedMs: performance.now() - started,
-    };
   }
 }

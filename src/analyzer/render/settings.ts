@@ -16,6 +16,9 @@ export function renderSettingsFrom(
     | 'ANALYZER_RENDER_MAX_HEAP_MB'
     | 'ANALYZER_RENDER_MAX_BYTES'
     | 'ANALYZER_KEY_RENDERS'
+    | 'ANALYZER_RENDER_MEMORY_MB'
+    | 'ANALYZER_CHROMIUM_USER'
+    | 'ANALYZER_MAX_BYTES'
   >,
 ): RenderSettings {
   const found = existsSync(config.ANALYZER_CHROMIUM_PATH);
@@ -29,11 +32,17 @@ export function renderSettingsFrom(
     maxBytes: config.ANALYZER_RENDER_MAX_BYTES,
     settleMs: Math.min(1500, config.ANALYZER_RENDER_TIMEOUT_MS / 4),
     perTenantRenders: config.ANALYZER_KEY_RENDERS,
+    memoryLimitBytes: config.ANALYZER_RENDER_MEMORY_MB * 1024 * 1024,
+    sandboxUser: config.ANALYZER_CHROMIUM_USER,
+    maxDocumentChars: config.ANALYZER_MAX_BYTES,
   };
 }
 
 /** A rendering analyzer for `config`, or undefined when rendering is off (`never`). */
-export function renderingAnalyzerFrom(config: Parameters<typeof renderSettingsFrom>[0]): RenderingAnalyzer | undefined {
-  const settings = renderSettingsFrom(config);
+export function renderingAnalyzerFrom(
+  config: Parameters<typeof renderSettingsFrom>[0],
+  warn?: (message: string) => void,
+): RenderingAnalyzer | undefined {
+  const settings = { ...renderSettingsFrom(config), warn };
   return settings.mode === 'never' ? undefined : new RenderingAnalyzer(settings);
 }
