@@ -300,7 +300,7 @@ export interface components {
         /** @description A failure. `code` is stable (see the README table); `message` is for people. */
         Error: {
             /** @enum {string} */
-            code: "ERR_BAD_REQUEST" | "ERR_UNAUTHORIZED" | "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID" | "ERR_FORBIDDEN" | "ERR_ORIGIN_NOT_ALLOWED" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_REQUEST_TIMEOUT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED" | "ERR_RATE_LIMITED" | "ERR_HEADERS_TOO_LARGE" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_NOT_READY";
+            code: "ERR_BAD_REQUEST" | "ERR_UNAUTHORIZED" | "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID" | "ERR_FORBIDDEN" | "ERR_ORIGIN_NOT_ALLOWED" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_REQUEST_TIMEOUT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED" | "ERR_RATE_LIMITED" | "ERR_HEADERS_TOO_LARGE" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY" | "ERR_NOT_READY";
             /** @description Field name to its messages (422 only). */
             errors?: {
                 [key: string]: string[];
@@ -1940,7 +1940,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`. */
+            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`. `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1953,7 +1953,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY";
+                        code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY";
                         /** @constant */
                         status?: 503;
                     };
@@ -2347,7 +2347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`. */
+            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`. `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2360,7 +2360,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY";
+                        code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY";
                         /** @constant */
                         status?: 503;
                     };
@@ -2729,7 +2729,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`. */
+            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`. `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2742,7 +2742,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY";
+                        code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY";
                         /** @constant */
                         status?: 503;
                     };

@@ -153,7 +153,7 @@ export const reportsRouter = router({
         contentTypes: ['application/x-www-form-urlencoded', 'application/json'],
       },
       successStatus: 201,
-      errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY'],
+      errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY', 'ERR_ANALYZER_KEY_BUSY'],
     })
     .input(z.object({ url: z.string(), privacy: privacy.default(1), password, render }))
     .output(single)
@@ -173,7 +173,7 @@ export const reportsRouter = router({
         contentTypes: ['application/x-www-form-urlencoded', 'application/json'],
       },
       aliasMethods: ['PATCH'],
-      errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY'],
+      errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY', 'ERR_ANALYZER_KEY_BUSY'],
     })
     .input(
       z.object({

@@ -13,7 +13,7 @@ import type { AnalyzerOptions } from '../options.ts';
 import { runPageChecks, type CheckInput } from '../check-worker.ts';
 import { scoreResults } from '../scoring.ts';
 import { FairPool, SaturatedError } from '../pool.ts';
-import { BrowserCrashedError, BrowserPool, RenderBusyError } from './browser.ts';
+import { BrowserCrashedError, BrowserPool, RenderBusyError, SandboxUnavailableError } from './browser.ts';
 import { labChecks, labSummary, type LabSummary, type RenderedCheckResult } from './lab.ts';
 import { renderPage, type RenderedPage } from './render.ts';
 
@@ -250,7 +250,10 @@ export class RenderingAnalyzer {
         };
       }
       const reason =
-        err instanceof RenderBusyError || err instanceof BrowserCrashedError || err instanceof SaturatedError
+        err instanceof RenderBusyError ||
+        err instanceof BrowserCrashedError ||
+        err instanceof SaturatedError ||
+        err instanceof SandboxUnavailableError
           ? err.message
           : 'The browser could not render the page.';
       return { ...raw, rendering: { status: 'failed', reason } };

@@ -139,6 +139,39 @@ describe('the browser', () => {
   });
 });
 
+describe('a sandbox that cannot start', () => {
+  // Chromium will not sandbox itself as root; asked to run as root, it must not start at all.
+  it.runIf(process.getuid?.() === 0)(
+    'turns rendering off with one log line, and never runs the page unsandboxed',
+    { timeout: 60_000 },
+    async () => {
+      const warnings: string[] = [];
+      const rootRenderer = new RenderingAnalyzer({
+        mode: 'always',
+        chromiumPath,
+        contexts: 1,
+        timeoutMs: 10_000,
+        maxHeapMb: 256,
+        maxBytes: 50e6,
+        settleMs: 300,
+        sandboxUser: 'root',
+        warn: (m) => warnings.push(m),
+      });
+      try {
+        for (let i = 0; i < 2; i++) {
+          const result = await rootRenderer.analyze(`${server.origin}/plain`, options);
+          expect(result.rendering.status).toBe('failed');
+          expect(result.rendering.reason).toMatch(/Rendering is off: Chromium could not start its sandbox/);
+        }
+        expect(warnings.filter((w) => /sandbox/.test(w))).toHaveLength(1);
+        expect(rootRenderer.pool.launches).toBe(0);
+      } finally {
+        await rootRenderer.close();
+      }
+    },
+  );
+});
+
 describe('hostile pages fail their own render, and nothing else', () => {
   it.each([
     ['/arraybuffers', /memory|render_limit/],
