@@ -10,6 +10,7 @@ import { pagesRouter } from './pages.ts';
 import { trpcMount } from './trpc-mount.ts';
 import { widgetRouter } from './widget.ts';
 import { metricsMiddleware } from './metrics.ts';
+import { securityHeaders } from './security-headers.ts';
 
 /**
  * The HTTP facade: knows HTTP, nothing of the domain. Order matters: request id and log
@@ -27,6 +28,7 @@ export function createApp(services: Services, router: AnyRouter = appRouter): Ko
   const pages = pagesRouter(services);
 
   app.use(requestLog(services.log));
+  app.use(securityHeaders(services.config));
   app.use(errorHandler());
   app.use(metricsMiddleware(services));
   app.use(rest.exact);

@@ -1,4 +1,5 @@
 import type { Context, Middleware } from 'koa';
+import ipaddr from 'ipaddr.js';
 import type { Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
 import { parseBearer, sameSecret } from '../src/accounts/secret-scheme.ts';
@@ -31,6 +32,11 @@ export function routeLabel(ctx: Context): string {
   return 'unmatched';
 }
 
+/** Whether `ip` (the client as Koa sees it: behind TRUST_PROXY, the proxy's last entry) is loopback. */
+function isLoopback(ip: string): boolean {
+  return ipaddr.isValid(ip) && ipaddr.process(ip).range() === 'loopback';
+}
+
 /** Whether `header` is `Bearer <token>`; compares SHA-256 digests in constant time. */
 function bearerMatches(header: string, token: string): boolean {
   return sameSecret(parseBearer(header) ?? '', token);
@@ -41,7 +47,9 @@ function bearerMatches(header: string, token: string): boolean {
  * response has finished, with the status actually sent (`aborted` when the connection went
  * first), and serves GET /metrics in the Prometheus text format from the instance's own
  * registry. METRICS_ENABLED=false leaves /metrics to the 404 of unknown routes; with
- * METRICS_TOKEN set it needs `Authorization: Bearer <token>` (401 otherwise). Mount it inside
+ * METRICS_TOKEN set it needs `Authorization: Bearer <token>` (401 otherwise), and without one it
+ * answers loopback clients only (403 otherwise): what the service is doing, and for whom, is
+ * not every visitor's to read. Mount it inside
  * the error handler, so its refusals get the documented error shape.
  */
 export function metricsMiddleware(services: Services): Middleware {
@@ -54,6 +62,9 @@ export function metricsMiddleware(services: Services): Middleware {
       throw new AppError('UNAUTHORIZED', 'A valid metrics token is required.', {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
+    }
+    if (!config.METRICS_TOKEN && !isLoopback(ctx.ip)) {
+      throw new AppError('FORBIDDEN', 'Metrics answer loopback clients only unless METRICS_TOKEN is set.');
     }
     const body = await metrics.registry.metrics();
     ctx.set('Cache-Control', 'no-store');

@@ -35,7 +35,8 @@ function reportParam(ctx: Context): string {
 
 /**
  * Server-rendered report share pages: GET /reports/{id}, and POST with the password of a
- * password-protected report (attempts per address and report are rate limited).
+ * password-protected report (attempts are rate limited per address and report, and per report
+ * from all addresses together, so many networks do not add up to many guesses).
  */
 export function pagesRouter(services: Services): Router {
   const r = new Router();
@@ -44,6 +45,15 @@ export function pagesRouter(services: Services): Router {
     max: services.config.SHARE_PASSWORD_ATTEMPTS,
     windowMs: 15 * 60_000,
     id: (ctx) => `${clientKey(ctx.ip)}:${reportParam(ctx)}`,
+    onStoreError: 'closed',
+    log: services.log,
+    metrics: services.metrics,
+  });
+  const reportAttempts = rateLimit(services.stores, {
+    name: 'share-password-report',
+    max: services.config.SHARE_PASSWORD_REPORT_ATTEMPTS,
+    windowMs: 15 * 60_000,
+    id: (ctx) => reportParam(ctx),
     onStoreError: 'closed',
     log: services.log,
     metrics: services.metrics,
@@ -65,7 +75,9 @@ export function pagesRouter(services: Services): Router {
     '/reports/:id',
     async (ctx, next) => {
       try {
-        await attempts(ctx, next);
+        await attempts(ctx, async () => {
+          await reportAttempts(ctx, next);
+        });
       } catch (err) {
         // The same decision as every other route (status, Retry-After), answered as a page.
         const res = toErrorResponse(err);

@@ -143,7 +143,10 @@ const envSchema = z.object({
     .int()
     .min(1024)
     .default(50 * 1024 * 1024),
+  /** Password tries on one share page from one address (its /64 for IPv6) per 15 minutes. */
   SHARE_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(10),
+  /** Password tries on one share page from all addresses together per 15 minutes (an IPv6 /48 holds 65,536 /64s). */
+  SHARE_PASSWORD_REPORT_ATTEMPTS: z.coerce.number().int().min(1).default(100),
   /** Serve Prometheus metrics at GET /metrics; when false that path is a 404. */
   METRICS_ENABLED: booleanFlag.default(true),
   /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */

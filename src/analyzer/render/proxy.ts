@@ -26,9 +26,12 @@ export interface GuardedProxySettings {
   guard: AddressGuard;
   /** TCP connect timeout to the upstream, ms. */
   connectTimeoutMs: number;
-  /** Most bytes relayed from upstreams in total; beyond it every connection is cut. */
+  /** Most bytes relayed in total, each way (from upstreams, and from the page); beyond it every connection is cut. */
   maxBytes: number;
 }
+
+/** Ports a tunnel (CONNECT) may reach: the web's. Anything else would make the browser an open relay. */
+export const tunnelPorts: ReadonlySet<number> = new Set([80, 443]);
 
 /** A running proxy listener on 127.0.0.1. */
 export interface GuardedProxy {
@@ -38,6 +41,8 @@ export interface GuardedProxy {
   readonly blocked: BlockedRequest[];
   /** Bytes relayed from upstreams so far. */
   readonly bytesIn: number;
+  /** Bytes relayed from the page to upstreams so far. */
+  readonly bytesOut: number;
   /** True once `maxBytes` was exceeded. */
   readonly overBudget: boolean;
   close(): Promise<void>;
@@ -75,6 +80,7 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
   const blocked: BlockedRequest[] = [];
   const sockets = new Set<Duplex>();
   let bytesIn = 0;
+  let bytesOut = 0;
   let overBudget = false;
 
   const track = (socket: Duplex): void => {
@@ -84,12 +90,17 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
   const block = (target: string, err: unknown): void => {
     if (blocked.length < 200) blocked.push({ target, reason: refusalReason(err) });
   };
+  const cutAll = (): void => {
+    overBudget = true;
+    for (const s of sockets) s.destroy();
+  };
   const count = (chunk: Buffer): void => {
     bytesIn += chunk.length;
-    if (!overBudget && bytesIn > settings.maxBytes) {
-      overBudget = true;
-      for (const s of sockets) s.destroy();
-    }
+    if (!overBudget && bytesIn > settings.maxBytes) cutAll();
+  };
+  const countOut = (chunk: Buffer): void => {
+    bytesOut += chunk.length;
+    if (!overBudget && bytesOut > settings.maxBytes) cutAll();
   };
 
   /** Resolve and check the host; the address to connect to, or undefined when refused. */
@@ -162,6 +173,7 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
         if (!res.headersSent) res.writeHead(502).end();
         else res.destroy();
       });
+      req.on('data', countOut);
       req.pipe(upstream);
     })();
   });
@@ -177,6 +189,12 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
         client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
         return;
       }
+      if (!tunnelPorts.has(parts.port)) {
+        if (blocked.length < 200)
+          blocked.push({ target, reason: `Tunnels go to ports 80 and 443 only, not ${parts.port}.` });
+        client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+        return;
+      }
       const address = await pin(new URL(`https://${parts.host}:${parts.port}/`), target);
       if (!address) {
         client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
@@ -188,6 +206,7 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length) upstream.write(head);
         upstream.on('data', count);
+        client.on('data', countOut);
         upstream.pipe(client);
         client.pipe(upstream);
       } catch {
@@ -227,6 +246,7 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
         upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
         if (head.length) upstream.write(head);
         upstream.on('data', count);
+        client.on('data', countOut);
         upstream.pipe(client);
         client.pipe(upstream);
       } catch {
@@ -245,6 +265,9 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
     blocked,
     get bytesIn() {
       return bytesIn;
+    },
+    get bytesOut() {
+      return bytesOut;
     },
     get overBudget() {
       return overBudget;
