@@ -25,6 +25,11 @@ export interface ReportAnalyzer {
   close(): Promise<void>;
 }
 
+/** The importance weights reports are scored with: the defaults, overridden by ANALYZER_WEIGHTS. */
+export function scoringWeights(config: Pick<Config, 'ANALYZER_WEIGHTS'>): AnalyzerOptions['weights'] {
+  return { ...defaultAnalyzerOptions().weights, ...(config.ANALYZER_WEIGHTS ?? {}) };
+}
+
 export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
   const base = defaultAnalyzerOptions();
   return defaultAnalyzerOptions({
@@ -33,7 +38,7 @@ export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
     maxBodyBytes: config.ANALYZER_MAX_BYTES,
     checkBudgetMs: config.ANALYZER_CHECK_BUDGET_MS,
     thresholds: { ...base.thresholds, ...(config.ANALYZER_THRESHOLDS ?? {}) },
-    weights: { ...base.weights, ...(config.ANALYZER_WEIGHTS ?? {}) },
+    weights: scoringWeights(config),
   });
 }
 

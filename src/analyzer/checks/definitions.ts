@@ -22,7 +22,7 @@ export interface CheckIdentity {
   readonly source: CheckSource;
 }
 
-const page = (category: CheckCategory, id: string, importance: Importance) =>
+const page = <Id extends string>(category: CheckCategory, id: Id, importance: Importance) =>
   ({ id, category, importance, source: 'page' }) as const;
 
 /** Every check the service can report, in report order (phpRank's ids first within a section). */
