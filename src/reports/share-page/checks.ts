@@ -13,8 +13,8 @@ function checkHtml(check: CheckView): string {
     : '';
   return `<article class="check ${check.passed ? 'passed' : 'failed'}" id="check-${escapeHtml(check.id)}">
 <div class="row"><h3>${escapeHtml(check.title)}</h3><span>${outcome} <span class="muted">· ${escapeHtml(weight)}${check.rendered ? ' · rendered page' : ''}</span></span></div>
-${valueHtml(check)}
 ${entry ? `<p class="about">${escapeHtml(entry.description)}${learn}</p>` : ''}
+${valueHtml(check)}
 ${entry && !check.passed ? `<p class="fix"><strong>How to fix:</strong> ${escapeHtml(entry.fix)}</p>` : ''}
 </article>`;
 }

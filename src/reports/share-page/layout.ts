@@ -18,7 +18,7 @@ const styles = `
 @media (prefers-color-scheme: dark){:root{--good:#5fd58a;--average:#ffb454;--poor:#ff8a80;--muted:#a8adb3;--card:#1d2025}}
 *{box-sizing:border-box}
 body{font:15px/1.55 system-ui,sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem}
-h1{font-size:1.6rem;line-height:1.25;margin:.2rem 0 .4rem;overflow-wrap:anywhere}
+h1{font-size:1.6rem;line-height:1.25;margin:.2rem 0 .4rem;overflow-wrap:anywhere}h1 .code{font-size:.85em;font-weight:600}
 h2{font-size:1.25rem;margin:2.2rem 0 .6rem;padding-bottom:.25rem;border-bottom:2px solid var(--line)}
 h3{font-size:1.05rem;margin:0}
 .muted,.eyebrow{color:var(--muted)}.eyebrow{text-transform:uppercase;letter-spacing:.06em;font-size:.8rem;margin:0}

@@ -26,7 +26,7 @@ export function overviewHtml(score: number, grade: string, sections: SectionView
   return `<section class="overview" aria-label="Summary">
 ${scoreGauge(score, grade)}
 <div class="counts">
-<p>Grade <span class="grade ${escapeHtml(grade)}">${escapeHtml(gradeWords[grade] ?? grade)}</span> · score <strong>${escapeHtml(score)}</strong> of 100 · ${passed} checks passed, ${failed} failed</p>
+<p>Grade <span class="grade ${escapeHtml(grade)}">${escapeHtml(gradeWords[grade] ?? grade)}</span> · Score <strong>${escapeHtml(score)}</strong> of 100 · ${passed} checks passed, ${failed} failed</p>
 <table><thead><tr><th scope="col">Section</th><th scope="col" class="num">Passed</th><th scope="col" class="num">Failed</th></tr></thead>
 <tbody>${rows}</tbody></table>
 </div>
@@ -42,14 +42,20 @@ ${valueHtml(check)}
 </li>`;
 }
 
-/** The failed checks, costliest first, each with its fix. */
+/** The failed checks, costliest first, each with its fix; those not scored (weight 0) listed after. */
 export function fixFirstHtml(failures: CheckView[]): string {
   if (failures.length === 0) {
     return `<section id="fix-first"><h2>What to fix</h2><p>Every check passed.</p></section>`;
   }
+  const scored = failures.filter((c) => c.points > 0);
+  const unscored = failures.filter((c) => c.points <= 0);
+  const also = unscored.length
+    ? `<p>Also failed, not scored: ${unscored
+        .map((c) => `<a href="#check-${escapeHtml(c.id)}">${escapeHtml(c.title)}</a>`)
+        .join(', ')}.</p>`
+    : '';
   return `<section id="fix-first"><h2>What to fix first</h2>
 <p class="muted">Failed checks, those that cost the most points first.</p>
-<ol class="fixes">
-${failures.map(fixItem).join('\n')}
-</ol></section>`;
+${scored.length ? `<ol class="fixes">\n${scored.map(fixItem).join('\n')}\n</ol>` : ''}
+${also}</section>`;
 }
