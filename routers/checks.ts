@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { locales } from '../src/analyzer/checks/catalogue/index.ts';
+import { defaultLocale, locales } from '../src/analyzer/checks/catalogue/index.ts';
 import { scoringWeights } from '../src/reports/analysis.ts';
 import { describeCatalogue } from '../src/reports/check-catalogue.ts';
 import { apiKeyProcedure, router } from './trpc.ts';
@@ -58,7 +58,7 @@ export const checksRouter = router({
         tags: ['reports'],
       },
     })
-    .input(z.object({ locale: oneOf('locale', locales).default('en') }))
+    .input(z.object({ locale: oneOf('locale', locales).default(defaultLocale) }))
     .output(
       z.object({
         data: z.array(checkDescription),

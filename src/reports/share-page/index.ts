@@ -2,4 +2,4 @@
 export { SHARE_ID, shareUrl } from './address.ts';
 export { escapeHtml } from './escape.ts';
 export { renderMessagePage, renderPasswordPage } from './messages.ts';
-export { renderReportPage, type ReportPageOptions } from './report.ts';
+export { renderReportPage } from './report.ts';

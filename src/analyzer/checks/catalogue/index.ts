@@ -7,4 +7,4 @@ export {
   type CatalogueEntry,
   type Locale,
 } from './catalogue.ts';
-export type { FieldFormat, NumberUnit, ValueFormat, ValueUnit } from './formats.ts';
+export type { NumberUnit, ValueFormat, ValueUnit } from './formats.ts';
