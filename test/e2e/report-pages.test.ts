@@ -78,6 +78,12 @@ describe.skipIf(skipE2e)('report share page and API reference in Chromium', () =
         json: { url: `${site.origin}/slow`, privacy: 0, render: 1 },
       });
       expect(created.status).toBe(201);
+      // Every check of a rendered report, lab checks included, is in the catalogue.
+      const catalogue = await request(`${server.url}/api/v1/checks`, { key });
+      const described = new Set((catalogue.body.data as Array<{ id: string }>).map((c) => c.id));
+      const produced = Object.keys(created.body.data.results as object);
+      expect(produced).toContain('largest_contentful_paint');
+      expect(produced.filter((id) => !described.has(id))).toEqual([]);
       const { page, problems } = await open(`${server.url}${created.body.data.share_url as string}`);
 
       await expect(page.locator('svg.gauge').isVisible()).resolves.toBe(true);
