@@ -102,6 +102,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the checks a report can contain
+         * @description Every check id that can appear in a report’s results, in report order, with a title, what it measures, how to fix a failure, and the unit and format of its value. Our extension; report shapes are unchanged.
+         */
+        get: operations["checks-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects": {
         parameters: {
             query?: never;
@@ -436,7 +456,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header. `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked. */
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -451,7 +474,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -470,7 +493,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -488,7 +511,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -561,7 +584,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -579,7 +602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
+            /** @description - `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -597,7 +620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -615,7 +638,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -633,7 +656,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -651,7 +674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -670,7 +693,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -688,7 +711,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -733,7 +756,7 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
+            /** @description - `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -751,7 +774,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -769,7 +792,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -787,7 +810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -806,7 +829,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -824,7 +847,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -891,7 +914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -909,7 +932,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
+            /** @description - `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -927,7 +950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -945,7 +968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -963,7 +986,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -981,7 +1004,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -999,7 +1022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1018,7 +1041,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1036,7 +1059,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1109,7 +1132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1127,7 +1150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
+            /** @description - `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1145,7 +1168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1163,7 +1186,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1181,7 +1204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1199,7 +1222,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1217,7 +1240,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1236,7 +1259,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1254,7 +1277,221 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "checks-list": {
+        parameters: {
+            query?: {
+                locale?: "en";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            category: "seo" | "performance" | "security" | "miscellaneous";
+                            /** @description For a count: what is counted, in the plural. */
+                            counted?: string;
+                            /** @description What the check measures and why it matters. */
+                            description: string;
+                            /** @description For a `fields` format: the label of each key of the value. */
+                            field_labels?: {
+                                [key: string]: string;
+                            };
+                            /** @description How to make a failing check pass. */
+                            fix: string;
+                            format: ({
+                                /** @constant */
+                                type: "text";
+                            } | {
+                                /** @constant */
+                                type: "url";
+                            } | {
+                                /** @constant */
+                                type: "boolean";
+                            } | {
+                                decimals?: number;
+                                /** @constant */
+                                type: "number";
+                                /** @enum {string} */
+                                unit: "milliseconds" | "bytes" | "count" | "percent" | "score" | "unitless" | "http_status";
+                            } | {
+                                /** @constant */
+                                type: "metric";
+                                /** @constant */
+                                unit: "milliseconds";
+                            } | {
+                                /** @constant */
+                                type: "list";
+                            } | {
+                                /** @constant */
+                                type: "counts";
+                            }) | {
+                                fields: {
+                                    [key: string]: {
+                                        /** @constant */
+                                        type: "text";
+                                    } | {
+                                        /** @constant */
+                                        type: "url";
+                                    } | {
+                                        /** @constant */
+                                        type: "boolean";
+                                    } | {
+                                        decimals?: number;
+                                        /** @constant */
+                                        type: "number";
+                                        /** @enum {string} */
+                                        unit: "milliseconds" | "bytes" | "count" | "percent" | "score" | "unitless" | "http_status";
+                                    } | {
+                                        /** @constant */
+                                        type: "metric";
+                                        /** @constant */
+                                        unit: "milliseconds";
+                                    } | {
+                                        /** @constant */
+                                        type: "list";
+                                    } | {
+                                        /** @constant */
+                                        type: "counts";
+                                    };
+                                };
+                                /** @constant */
+                                type: "fields";
+                            };
+                            id: string;
+                            /** @enum {string} */
+                            importance: "high" | "medium" | "low";
+                            learn_more?: string;
+                            /**
+                             * @description page: every report; rendered: reports rendered in Chromium (render=1); safe-browsing: when the operator set a Google Safe Browsing key.
+                             * @enum {string}
+                             */
+                            source: "page" | "rendered" | "safe-browsing";
+                            title: string;
+                            /** @enum {string} */
+                            unit: "milliseconds" | "bytes" | "count" | "percent" | "score" | "unitless" | "http_status" | "text" | "url" | "boolean" | "list" | "table";
+                            /** @description Weight in the score with this service’s settings; 0: reported, not scored. */
+                            weight: number;
+                        }[];
+                        meta: {
+                            /** @enum {string} */
+                            locale: "en";
+                            locales: "en"[];
+                            total: number;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1335,7 +1572,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header. `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked. */
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1350,7 +1590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1368,7 +1608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1387,7 +1627,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1405,7 +1645,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1458,7 +1698,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header. `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked. */
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1473,7 +1716,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1491,7 +1734,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1509,7 +1752,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1528,7 +1771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1546,7 +1789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1651,7 +1894,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header. `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked. */
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1666,7 +1912,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1684,7 +1930,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1703,7 +1949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1721,7 +1967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1816,7 +2062,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1834,7 +2080,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header. `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked. */
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1849,7 +2098,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1867,7 +2116,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1885,7 +2134,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. `ERR_ANALYSIS_FAILED`: The page could not be analysed (DNS, refused, timeout, TLS, not HTML, forbidden address). */
+            /**
+             * @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields.
+             *     - `ERR_ANALYSIS_FAILED`: The page could not be analysed (DNS, refused, timeout, TLS, not HTML, forbidden address).
+             */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1903,7 +2155,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1922,7 +2174,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1940,7 +2192,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`. `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`. */
+            /**
+             * @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`.
+             *     - `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`.
+             *     - `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`.
+             */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2018,7 +2274,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header. `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked. */
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2033,7 +2292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2051,7 +2310,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2069,7 +2328,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2088,7 +2347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2106,7 +2365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2205,7 +2464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2223,7 +2482,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header. `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked. */
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2238,7 +2500,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2256,7 +2518,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2274,7 +2536,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2292,7 +2554,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. `ERR_ANALYSIS_FAILED`: The page could not be analysed (DNS, refused, timeout, TLS, not HTML, forbidden address). */
+            /**
+             * @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields.
+             *     - `ERR_ANALYSIS_FAILED`: The page could not be analysed (DNS, refused, timeout, TLS, not HTML, forbidden address).
+             */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2310,7 +2575,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2329,7 +2594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2347,7 +2612,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`. `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`. */
+            /**
+             * @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`.
+             *     - `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`.
+             *     - `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`.
+             */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2400,7 +2669,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header. `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked. */
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2415,7 +2687,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2433,7 +2705,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2451,7 +2723,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2470,7 +2742,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2488,7 +2760,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2587,7 +2859,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2605,7 +2877,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header. `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked. */
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2620,7 +2895,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2638,7 +2913,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2656,7 +2931,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2674,7 +2949,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. `ERR_ANALYSIS_FAILED`: The page could not be analysed (DNS, refused, timeout, TLS, not HTML, forbidden address). */
+            /**
+             * @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields.
+             *     - `ERR_ANALYSIS_FAILED`: The page could not be analysed (DNS, refused, timeout, TLS, not HTML, forbidden address).
+             */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2692,7 +2970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2711,7 +2989,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2729,7 +3007,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`. `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`. */
+            /**
+             * @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`.
+             *     - `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`.
+             *     - `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`.
+             */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2899,7 +3181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2917,7 +3199,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
+            /** @description - `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2935,7 +3217,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2953,7 +3235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2971,7 +3253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2989,7 +3271,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3008,7 +3290,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3026,7 +3308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3123,7 +3405,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3141,7 +3423,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
+            /** @description - `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3159,7 +3441,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3177,7 +3459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3195,7 +3477,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3213,7 +3495,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3231,7 +3513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3250,7 +3532,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3268,7 +3550,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3342,7 +3624,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3360,7 +3642,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
+            /** @description - `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3378,7 +3660,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3396,7 +3678,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
             413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3414,7 +3696,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
             415: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3432,7 +3714,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3450,7 +3732,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3469,7 +3751,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3487,7 +3769,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];

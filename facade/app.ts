@@ -6,6 +6,7 @@ import { errorHandler } from './error-handler.ts';
 import { requestLog } from './request-log.ts';
 import { restRoutes } from './rest.ts';
 import { systemRouter } from './system.ts';
+import { apiDocsRouter } from './api-docs.ts';
 import { pagesRouter } from './pages.ts';
 import { trpcMount } from './trpc-mount.ts';
 import { widgetRouter } from './widget.ts';
@@ -34,6 +35,7 @@ export function createApp(services: Services, router: AnyRouter = appRouter): Ko
   app.use(rest.exact);
   app.use(trpcMount(services, router));
   app.use(system.routes());
+  app.use(apiDocsRouter().routes());
   app.use(pages.routes());
   app.use(widgetRouter(services).routes());
   app.use(rest.router.routes());

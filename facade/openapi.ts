@@ -1,5 +1,4 @@
 import type { AnyRouter } from '@trpc/server';
-import escapeHtml from 'escape-html';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { errorCodes, type PublicErrorCode } from '../src/errors.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
@@ -7,11 +6,6 @@ import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.t
 type Json = Record<string, unknown>;
 interface Operation {
   operationId?: string;
-  summary?: string;
-  description?: string;
-  security?: unknown[];
-  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: Schema; description?: string }>;
-  requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses: Record<string, Json>;
 }
 
@@ -95,7 +89,8 @@ function errorResponses(route: RouteEntry, limited: boolean): Record<string, Jso
       ],
     };
     out[String(status)] = {
-      description: codes.map((c) => `\`${c}\`: ${errorCodes[c].description}`).join(' '),
+      // CommonMark, as every OpenAPI viewer renders descriptions: one list item per code.
+      description: codes.map((c) => `- \`${c}\`: ${errorCodes[c].description}`).join('\n'),
       headers: hs,
       content: { 'application/json': { schema } },
     };
@@ -178,87 +173,4 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl = '/'): OpenAPIO
     };
   }
   return doc;
-}
-
-const escape = (s: unknown) => escapeHtml(typeof s === 'string' ? s : s === undefined ? '' : JSON.stringify(s));
-
-interface Schema {
-  type?: unknown;
-  enum?: unknown[];
-  default?: unknown;
-  description?: string;
-  properties?: Record<string, Schema>;
-  required?: string[];
-}
-
-function schemaSummary(s: Schema | undefined): string {
-  if (!s) return '';
-  const parts = [typeof s.type === 'string' ? s.type : s.type ? JSON.stringify(s.type) : ''];
-  if (s.enum) parts.push(`one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`);
-  if (s.default !== undefined) parts.push(`default ${JSON.stringify(s.default)}`);
-  return parts.filter(Boolean).join('; ');
-}
-
-function renderOperation(path: string, method: string, op: Operation): string {
-  const params = op.parameters ?? [];
-  const bodySchema = Object.values(op.requestBody?.content ?? {})[0]?.schema;
-  const bodyFields = Object.entries(bodySchema?.properties ?? {});
-  const rows = [
-    ...params.map((p) => [p.name, p.in, p.required ? 'yes' : 'no', schemaSummary(p.schema), p.description ?? '']),
-    ...bodyFields.map(([name, s]) => [
-      name,
-      'body',
-      bodySchema?.required?.includes(name) ? 'yes' : 'no',
-      schemaSummary(s),
-      s.description ?? '',
-    ]),
-  ];
-  const table = rows.length
-    ? `<table><thead><tr><th>Name</th><th>In</th><th>Required</th><th>Schema</th><th>Notes</th></tr></thead><tbody>
-${rows.map((r) => `<tr>${r.map((c) => `<td>${escape(c)}</td>`).join('')}</tr>`).join('\n')}</tbody></table>`
-    : '<p>No parameters.</p>';
-  const responses = Object.entries(op.responses)
-    .map(([status, r]) => `<li><code>${escape(status)}</code> ${escape(r.description)}</li>`)
-    .join('');
-  return `<section id="${escape(op.operationId)}">
-<h2><span class="m ${escape(method)}">${escape(method.toUpperCase())}</span> <code>${escape(path)}</code></h2>
-${op.summary ? `<p>${escape(op.summary)}</p>` : ''}${op.description ? `<p>${escape(op.description)}</p>` : ''}
-<p>Authentication: ${op.security?.length ? 'Bearer API key' : 'none (see the route notes)'}</p>
-${table}
-<p>Responses:</p><ul>${responses}</ul>
-</section>`;
-}
-
-/**
- * A human-readable API reference rendered on the server from the same document: no
- * JavaScript, no CDN, readable in any browser or with curl.
- */
-export function renderReferencePage(doc: OpenAPIObject): string {
-  const sections: string[] = [];
-  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, unknown>>)) {
-    for (const [method, op] of Object.entries(item)) {
-      if (!op || typeof op !== 'object' || !('responses' in op)) continue;
-      sections.push(renderOperation(path, method, op as Operation));
-    }
-  }
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(doc.info.title)} — API reference</title>
-<style>
-body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b;background:#fff}
-@media (prefers-color-scheme: dark){body{color:#e8e8e8;background:#141414}table,td,th{border-color:#444!important}}
-code{font:14px ui-monospace,monospace}table{border-collapse:collapse;width:100%}
-td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}
-.m{display:inline-block;min-width:4.5rem;font:600 13px ui-monospace,monospace}
-.get{color:#0a7}.post{color:#07c}.put{color:#a60}.delete{color:#c33}
-section{border-top:1px solid #8884;padding-top:.5rem;margin-top:1.5rem}
-</style></head><body>
-<h1>${escape(doc.info.title)}</h1>
-<p>${escape(doc.info.description)}</p>
-<p>Version ${escape(doc.info.version)}. The machine-readable document is at
-<a href="/api/openapi.json"><code>/api/openapi.json</code></a>.
-Errors come as <code>{"code", "message", "status", "errors"?}</code> with a stable <code>code</code>;
-siteverify answers in the Turnstile/reCAPTCHA shape.</p>
-${sections.join('\n')}
-</body></html>`;
 }

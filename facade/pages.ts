@@ -2,7 +2,8 @@ import Router, { type RouterContext } from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../src/services.ts';
 import { loadSharedReport } from '../src/reports/shared.ts';
-import { renderMessagePage, renderPasswordPage, renderReportPage } from '../src/reports/share-page.ts';
+import { scoringWeights } from '../src/reports/analysis.ts';
+import { renderMessagePage, renderPasswordPage, renderReportPage, shareUrl } from '../src/reports/share-page/index.ts';
 import { bodyParser } from './body.ts';
 import { toErrorResponse } from './errors.ts';
 import { contextFromKoa } from './koa-context.ts';
@@ -40,6 +41,7 @@ function reportParam(ctx: Context): string {
  */
 export function pagesRouter(services: Services): Router {
   const r = new Router();
+  const weights = scoringWeights(services.config);
   const attempts = rateLimit(services.stores, {
     name: 'share-password',
     max: services.config.SHARE_PASSWORD_ATTEMPTS,
@@ -62,7 +64,11 @@ export function pagesRouter(services: Services): Router {
   const show = async (ctx: Context, password?: string) => {
     const shared = await loadSharedReport(contextFromKoa(services, ctx).em, reportParam(ctx), password);
     if (shared.kind === 'missing') return html(ctx, 404, notFoundPage);
-    if (shared.kind === 'visible') return html(ctx, 200, renderReportPage(shared.report));
+    if (shared.kind === 'visible') {
+      const { PUBLIC_URL } = services.config;
+      const pageUrl = PUBLIC_URL ? shareUrl(shared.report.shareId, PUBLIC_URL) : undefined;
+      return html(ctx, 200, renderReportPage(shared.report, { weights, pageUrl }));
+    }
     return html(
       ctx,
       password === undefined ? 200 : 401,

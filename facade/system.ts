@@ -3,16 +3,13 @@ import type { AnyRouter } from '@trpc/server';
 import type { Services } from '../src/services.ts';
 import { errorBody } from './errors.ts';
 
-/** Operational and documentation routes: health, readiness, the OpenAPI document, the reference page. */
+/** Operational and documentation routes: health, readiness and the OpenAPI document (its viewer: api-docs.ts). */
 export function systemRouter(services: Services, router: AnyRouter): Router {
   // The document is built on its first request, not at start: its generator (trpc-to-openapi,
   // zod-openapi, yaml) is a good share of what a start would otherwise load.
-  let documents: Promise<{ doc: unknown; page: string }> | undefined;
+  let documents: Promise<{ doc: unknown }> | undefined;
   const openApi = () =>
-    (documents ??= import('./openapi.ts').then(({ buildOpenApiDocument, renderReferencePage }) => {
-      const doc = buildOpenApiDocument(router);
-      return { doc, page: renderReferencePage(doc) };
-    }));
+    (documents ??= import('./openapi.ts').then(({ buildOpenApiDocument }) => ({ doc: buildOpenApiDocument(router) })));
   const r = new Router();
   r.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -40,10 +37,6 @@ export function systemRouter(services: Services, router: AnyRouter): Router {
   });
   r.get('/api/openapi.json', async (ctx) => {
     ctx.body = (await openApi()).doc;
-  });
-  r.get('/api/docs', async (ctx) => {
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = (await openApi()).page;
   });
   return r;
 }

@@ -2,6 +2,7 @@ import { router } from './trpc.ts';
 import { accountRouter } from './account.ts';
 import { projectsRouter } from './projects.ts';
 import { reportsRouter } from './reports.ts';
+import { checksRouter } from './checks.ts';
 import { challengesRouter } from './challenges.ts';
 import { siteverifyRouter } from './siteverify.ts';
 import { sitesRouter } from './sites.ts';
@@ -11,6 +12,7 @@ export const appRouter = router({
   account: accountRouter,
   projects: projectsRouter,
   reports: reportsRouter,
+  checks: checksRouter,
   challenges: challengesRouter,
   siteverify: siteverifyRouter,
   sites: sitesRouter,

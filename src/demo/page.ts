@@ -1,4 +1,4 @@
-import { escapeHtml } from '../reports/share-page.ts';
+import { escapeHtml } from '../reports/share-page/index.ts';
 
 /** A score at or above this counts as human on the demo's v3 form (reCAPTCHA's usual default). */
 export const DEMO_SCORE_THRESHOLD = 0.5;

@@ -28,6 +28,11 @@ export interface ReportAnalyzer {
   close(): Promise<void>;
 }
 
+/** The importance weights reports are scored with: the defaults, overridden by ANALYZER_WEIGHTS. */
+export function scoringWeights(config: Pick<Config, 'ANALYZER_WEIGHTS'>): AnalyzerOptions['weights'] {
+  return { ...defaultAnalyzerOptions().weights, ...(config.ANALYZER_WEIGHTS ?? {}) };
+}
+
 export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
   const base = defaultAnalyzerOptions();
   return defaultAnalyzerOptions({
@@ -43,7 +48,7 @@ export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
       maxNames: config.ANALYZER_MAX_HOSTS,
     },
     thresholds: { ...base.thresholds, ...(config.ANALYZER_THRESHOLDS ?? {}) },
-    weights: { ...base.weights, ...(config.ANALYZER_WEIGHTS ?? {}) },
+    weights: scoringWeights(config),
   });
 }
 

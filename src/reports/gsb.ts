@@ -4,7 +4,10 @@
  * otherwise reports leave it out. When the lookup itself fails the check is left out too (an
  * outage of Google's is no verdict on the page).
  */
+import { checkIdentity } from '../analyzer/checks/definitions.ts';
 import type { ResultEntry } from './results.ts';
+
+const gsb = checkIdentity('gsb');
 
 export interface SafeBrowsingOptions {
   apiKey: string;
@@ -51,10 +54,10 @@ export async function safeBrowsingCheck(url: string, opts: SafeBrowsingOptions):
   const details = found.map((t) => `Google Safe Browsing lists this URL for ${t}.`);
   return {
     passed: found.length === 0,
-    importance: 'high',
+    importance: gsb.importance,
     value: found,
     ...(found.length ? { errors: { failed: null } } : {}),
-    category: 'security',
+    category: gsb.category,
     details,
   };
 }

@@ -8,7 +8,7 @@ import { addToProject, countReports, removeFromProject, type ReportContribution 
 import { likeContains } from './pagination.ts';
 import { countSearchTotal, knownSearchTotal, lockReportsOf } from './search-totals.ts';
 import { sql } from './sql.ts';
-import { shareUrl } from './share-page.ts';
+import { shareUrl } from './share-page/index.ts';
 import type { ReportResults } from './results.ts';
 import { RawJson } from '../raw-json.ts';
 

@@ -6,7 +6,8 @@
  * are ours.
  */
 import type { CheckCategory, CheckResult, Importance } from '../analyzer/index.ts';
-import { allChecks, scoreResults, type Grade } from '../analyzer/scoring.ts';
+import { checkOrder } from '../analyzer/checks/definitions.ts';
+import { scoreResults, type Grade } from '../analyzer/scoring.ts';
 
 /** One check as a report stores and shows it. */
 export interface ResultEntry {
@@ -106,13 +107,10 @@ export function scoreOf(results: ReportResults, weights: Record<Importance, numb
 }
 
 const categories: CheckCategory[] = ['seo', 'performance', 'security', 'miscellaneous'];
-/** Report order of the check ids; `gsb` sits after https_encryption, as in phpRank. */
-const checkOrder = new Map(
-  allChecks.flatMap((c) => (c.id === 'https_encryption' ? [c.id, 'gsb'] : [c.id])).map((id, i) => [id, i]),
-);
 
 /**
- * Checks of stored results by category, in report order (for the share page). PostgreSQL's
+ * Checks of stored results by category, in report order (definitions.ts; `gsb` after
+ * https_encryption, as in phpRank; lab checks last), for the share page. PostgreSQL's
  * jsonb keeps object keys in its own order, so the order is restored here.
  */
 export function byCategory(results: ReportResults): Array<[CheckCategory, Array<ResultEntry & { id: string }>]> {

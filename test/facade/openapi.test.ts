@@ -37,14 +37,60 @@ describe('OpenAPI', () => {
     expect(mounted).toContain('GET /api/v1/account');
   });
 
-  it('serves a readable reference page without scripts or remote assets', async () => {
+  it('serves the API reference (Swagger UI) from this origin only, under a strict CSP', async () => {
     const res = await fetch(`${server.url}/api/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/unsafe-eval|https?:/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     const html = await res.text();
-    expect(html).toContain('/api/v1/account');
-    expect(html).not.toMatch(/<script/i);
-    expect(html).not.toMatch(/(src|href)="https?:\/\//i);
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
+    expect(html).not.toMatch(/<script>/i); // no inline script: the CSP would refuse it
+    const assets = [...html.matchAll(/(?:src|href)="(\/api\/docs\/[^"]+)"/g)].map((m) => m[1]);
+    expect(assets.map((a) => a.split('?')[0]).sort()).toEqual([
+      '/api/docs/init.js',
+      '/api/docs/swagger-ui-bundle.js',
+      '/api/docs/swagger-ui.css',
+    ]);
+    for (const asset of assets) {
+      const a = await fetch(`${server.url}${asset}`, { headers: { 'accept-encoding': 'gzip' } });
+      expect(a.status, asset).toBe(200);
+      expect(a.headers.get('content-type'), asset).toMatch(
+        asset.includes('.css') ? /^text\/css/ : /^application\/javascript/,
+      );
+      expect(a.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(a.headers.get('cache-control')).toContain('immutable');
+      expect((await a.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    }
+    const init = await (await fetch(`${server.url}/api/docs/init.js`)).text();
+    expect(init).toContain('"/api/openapi.json"');
+    expect((await fetch(`${server.url}/api/docs/swagger-ui.js.map`)).status).toBe(404);
+  });
+
+  it('writes each response’s error codes as a Markdown list the viewers render as text', async () => {
+    const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    };
+    const op = doc.paths['/api/v1/checks'].get;
+    const unauthorized = op.responses['401'].description.split('\n');
+    expect(unauthorized).toEqual([
+      expect.stringMatching(/^- `ERR_API_KEY_MISSING`: /),
+      expect.stringMatching(/^- `ERR_API_KEY_INVALID`: /),
+    ]);
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, o] of Object.entries(ops)) {
+        if (path.includes('siteverify')) continue;
+        for (const [status, r] of Object.entries(o.responses)) {
+          if (Number(status) < 400) continue;
+          for (const line of r.description.split('\n'))
+            expect(line, `${method} ${path} ${status}`).toMatch(/^- `ERR_[A-Z_]+`: \S/);
+        }
+      }
+    }
   });
 });
 

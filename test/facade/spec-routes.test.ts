@@ -34,8 +34,8 @@ const specLimits: Record<string, number> = {
   'POST /api/siteverify': 120,
   'POST /api/v1/siteverify': 120,
 };
-/** Routes beyond the spec, each required by an issue (PATCH: issue 12, phpRank's resource route). */
-const extraRoutes = ['GET /api/v1/account', 'PATCH /api/v1/reports/{id}'];
+/** Routes beyond the spec, each required by an issue (PATCH: issue 12, phpRank's resource route; checks: issue 30). */
+const extraRoutes = ['GET /api/v1/account', 'PATCH /api/v1/reports/{id}', 'GET /api/v1/checks'];
 /** Issue 14: siteverify at the providers' paths, with the spec's siteverify limit. */
 const providerSiteverify = ['POST /turnstile/v0/siteverify', 'POST /recaptcha/api/siteverify', 'POST /siteverify'];
 extraRoutes.push(...providerSiteverify);

@@ -14,9 +14,6 @@ import { lazyRequire } from '../../lazy-require.ts';
 /** tldts's public suffix list, required on the first check that needs a registrable domain. */
 const tldts = lazyRequire<typeof import('tldts')>('tldts');
 
-const misc = (id: string, importance: 'high' | 'medium' | 'low', run: CheckDefinition['run']) =>
-  defineCheck('miscellaneous', id, importance, run);
-
 /** Registrable domains of social networks, to the network's name. */
 export const socialNetworks: Readonly<Record<string, string>> = {
   'facebook.com': 'Facebook',
@@ -107,7 +104,7 @@ function jsonLdTypes(value: unknown, out: Set<string>, depth = 0): void {
 
 /** The miscellaneous checks. */
 export const miscellaneousChecks: CheckDefinition[] = [
-  misc('structured_data', 'medium', (page) => {
+  defineCheck('structured_data', (page) => {
     const types = new Set<string>();
     let jsonLd = 0;
     for (const block of jsonLdBlocks(page)) {
@@ -127,7 +124,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     return { passed, value, details: passed ? [] : ['No valid JSON-LD, microdata or RDFa found.'] };
   }),
 
-  misc('json_ld_valid', 'medium', (page) => {
+  defineCheck('json_ld_valid', (page) => {
     const blocks = jsonLdBlocks(page);
     const details: string[] = [];
     blocks.forEach((block, i) => {
@@ -140,7 +137,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: { blocks: blocks.length, invalid: details.length }, details };
   }),
 
-  misc('meta_viewport', 'medium', (page) => {
+  defineCheck('meta_viewport', (page) => {
     const content = metaByName(page, 'viewport')[0]?.attribs['content']?.trim();
     return {
       passed: Boolean(content),
@@ -149,7 +146,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     };
   }),
 
-  misc('charset', 'medium', (page) => {
+  defineCheck('charset', (page) => {
     const meta = page.$('meta[charset]').attr('charset')?.trim();
     const httpEquiv = page
       .$('meta[http-equiv]')
@@ -166,7 +163,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     };
   }),
 
-  misc('sitemap', 'low', (page) => {
+  defineCheck('sitemap', (page) => {
     const sitemap = page.aux?.sitemap;
     if (!sitemap) return { passed: false, value: null, details: ['The sitemap was not fetched.'] };
     const detail = sitemap.error ?? `${sitemap.url} answered with status ${sitemap.status} and is not a sitemap.`;
@@ -177,7 +174,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     };
   }),
 
-  misc('social', 'low', (page) => {
+  defineCheck('social', (page) => {
     const networks = new Set<string>();
     for (const el of page.$('a[href]').toArray()) {
       const url = page.resolve(el.attribs['href']);
@@ -190,7 +187,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     return { passed, value: [...networks], details: passed ? [] : ['No links to social networks.'] };
   }),
 
-  misc('open_graph', 'low', (page) => {
+  defineCheck('open_graph', (page) => {
     const found = new Set(
       page
         .$('meta[property], meta[name]')
@@ -202,13 +199,13 @@ export const miscellaneousChecks: CheckDefinition[] = [
     return { passed: missing.length === 0, value: [...found], details: missing.map((p) => `Missing ${p}`) };
   }),
 
-  misc('content_length', 'low', (page) => {
+  defineCheck('content_length', (page) => {
     const words = page.words.length;
     const min = page.thresholds.minWords;
     return { passed: words >= min, value: words, details: words >= min ? [] : [`${words} words (min ${min}).`] };
   }),
 
-  misc('text_html_ratio', 'low', (page) => {
+  defineCheck('text_html_ratio', (page) => {
     const ratio = page.html.length === 0 ? 0 : (page.text.length / page.html.length) * 100;
     const rounded = Math.round(ratio * 10) / 10;
     const min = page.thresholds.minTextHtmlRatio;
@@ -219,7 +216,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     };
   }),
 
-  misc('inline_css', 'low', (page) => {
+  defineCheck('inline_css', (page) => {
     const styled = page.$('[style]').toArray();
     return {
       passed: styled.length === 0,
@@ -228,7 +225,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     };
   }),
 
-  misc('deprecated_html_tags', 'low', (page) => {
+  defineCheck('deprecated_html_tags', (page) => {
     const counts: Record<string, number> = {};
     for (const el of page.$(deprecatedTags.join(',')).toArray() as Element[])
       counts[el.tagName] = (counts[el.tagName] ?? 0) + 1;
@@ -236,7 +233,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: Object.keys(counts), details };
   }),
 
-  misc('doctype', 'low', (page) => {
+  defineCheck('doctype', (page) => {
     const doctype = leadingDoctype(page.html);
     return {
       passed: doctype !== null,

@@ -7,9 +7,6 @@ import type { PageContext } from '../page.ts';
 import { relTokens } from './seo.ts';
 import { defineCheck, type CheckDefinition } from './types.ts';
 
-const perf = (id: string, importance: 'high' | 'medium' | 'low', run: CheckDefinition['run']) =>
-  defineCheck('performance', id, importance, run);
-
 /** A sub-resource the page makes the browser fetch. */
 export interface PageResource {
   type: string;
@@ -98,20 +95,20 @@ function kb(bytes: number): string {
 
 /** The performance checks. */
 export const performanceChecks: CheckDefinition[] = [
-  perf('text_compression', 'high', (page) => {
+  defineCheck('text_compression', (page) => {
     const encoding = encodingOf(page);
     const passed = /\b(gzip|br|deflate|zstd)\b/.test(encoding);
     const details = passed ? [] : [`The HTML (${kb(page.decodedBytes)}) is sent uncompressed.`];
     return { passed, value: encoding || null, details };
   }),
 
-  perf('load_time', 'medium', (page) => {
+  defineCheck('load_time', (page) => {
     const ms = Math.round(page.timings.totalMs);
     const max = page.thresholds.maxLoadTimeMs;
     return { passed: ms <= max, value: ms, details: ms <= max ? [] : [`The page took ${ms} ms to load (max ${max}).`] };
   }),
 
-  perf('page_size', 'medium', (page) => {
+  defineCheck('page_size', (page) => {
     const bytes = page.decodedBytes;
     const max = page.thresholds.maxPageSizeBytes;
     return {
@@ -121,7 +118,7 @@ export const performanceChecks: CheckDefinition[] = [
     };
   }),
 
-  perf('http_requests', 'medium', (page) => {
+  defineCheck('http_requests', (page) => {
     const resources = pageResources(page);
     const byType: Record<string, number> = {};
     for (const r of resources) byType[r.type] = (byType[r.type] ?? 0) + 1;
@@ -131,7 +128,7 @@ export const performanceChecks: CheckDefinition[] = [
     return { passed, value: { total: resources.length, byType }, details };
   }),
 
-  perf('image_format', 'medium', (page) => {
+  defineCheck('image_format', (page) => {
     const { $ } = page;
     const legacy: string[] = [];
     let modern = 0;
@@ -161,7 +158,7 @@ export const performanceChecks: CheckDefinition[] = [
     return { passed: legacy.length === 0, value: { modern, legacy: legacy.length }, details: legacy };
   }),
 
-  perf('defer_javascript', 'low', (page) => {
+  defineCheck('defer_javascript', (page) => {
     const blocking = page
       .$('head script[src]')
       .toArray()
@@ -178,13 +175,13 @@ export const performanceChecks: CheckDefinition[] = [
     };
   }),
 
-  perf('dom_size', 'low', (page) => {
+  defineCheck('dom_size', (page) => {
     const count = page.elementCount;
     const max = page.thresholds.maxDomNodes;
     return { passed: count <= max, value: count, details: count <= max ? [] : [`${count} DOM elements (max ${max}).`] };
   }),
 
-  perf('cache_headers', 'low', (page) => {
+  defineCheck('cache_headers', (page) => {
     const value = {
       cacheControl: page.header('cache-control') ?? null,
       etag: page.header('etag') ?? null,
@@ -194,7 +191,7 @@ export const performanceChecks: CheckDefinition[] = [
     return { passed, value, details: passed ? [] : ['No Cache-Control, ETag or Last-Modified header.'] };
   }),
 
-  perf('brotli', 'low', (page) => {
+  defineCheck('brotli', (page) => {
     const encoding = encodingOf(page);
     const passed = /\bbr\b/.test(encoding);
     return {
@@ -204,12 +201,12 @@ export const performanceChecks: CheckDefinition[] = [
     };
   }),
 
-  perf('http2', 'low', (page) => {
+  defineCheck('http2', (page) => {
     const passed = /^[23]/.test(page.httpVersion);
     return { passed, value: page.httpVersion, details: passed ? [] : [`Served over HTTP/${page.httpVersion}.`] };
   }),
 
-  perf('image_dimensions', 'low', (page) => {
+  defineCheck('image_dimensions', (page) => {
     const images = page.$('img').toArray();
     const missing = images.filter((el) => el.attribs['width'] === undefined || el.attribs['height'] === undefined);
     return {

@@ -8,9 +8,6 @@ import { pageResources } from './performance.ts';
 import { metaByName, relTokens } from './seo.ts';
 import { defineCheck, type CheckDefinition } from './types.ts';
 
-const sec = (id: string, importance: 'high' | 'medium' | 'low', run: CheckDefinition['run']) =>
-  defineCheck('security', id, importance, run);
-
 /** Plaintext e-mail addresses in the visible text and in mailto: links. */
 export function findEmails(page: PageContext): string[] {
   const found = new Set<string>(findEmailAddresses(page.text));
@@ -42,7 +39,7 @@ function contentSecurityPolicy(page: PageContext): { source: string; policy: str
 
 /** The security checks. */
 export const securityChecks: CheckDefinition[] = [
-  sec('https_encryption', 'high', (page) => {
+  defineCheck('https_encryption', (page) => {
     const passed = page.url.protocol === 'https:';
     return {
       passed,
@@ -51,7 +48,7 @@ export const securityChecks: CheckDefinition[] = [
     };
   }),
 
-  sec('http_to_https_redirect', 'medium', (page) => {
+  defineCheck('http_to_https_redirect', (page) => {
     if (page.url.protocol !== 'https:') {
       return { passed: false, value: null, details: ['The page is not served over HTTPS.'] };
     }
@@ -63,7 +60,7 @@ export const securityChecks: CheckDefinition[] = [
     return { passed, value: probe.finalUrl ?? null, details: passed ? [] : [detail] };
   }),
 
-  sec('mixed_content', 'medium', (page) => {
+  defineCheck('mixed_content', (page) => {
     if (page.url.protocol !== 'https:') return { passed: true, value: 'not applicable (http page)', details: [] };
     const insecure = pageResources(page).filter((r) => r.url.protocol === 'http:');
     return {
@@ -73,7 +70,7 @@ export const securityChecks: CheckDefinition[] = [
     };
   }),
 
-  sec('server_signature', 'medium', (page) => {
+  defineCheck('server_signature', (page) => {
     const details: string[] = [];
     for (const name of ['server', 'x-powered-by']) {
       const value = page.header(name);
@@ -86,7 +83,7 @@ export const securityChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: page.header('server') ?? null, details };
   }),
 
-  sec('unsafe_cross_origin_links', 'medium', (page) => {
+  defineCheck('unsafe_cross_origin_links', (page) => {
     const unsafe = page
       .$('a[target][href]')
       .toArray()
@@ -104,12 +101,12 @@ export const securityChecks: CheckDefinition[] = [
     };
   }),
 
-  sec('plaintext_email', 'low', (page) => {
+  defineCheck('plaintext_email', (page) => {
     const emails = findEmails(page);
     return { passed: emails.length === 0, value: emails.length, details: emails };
   }),
 
-  sec('hsts', 'medium', (page) => {
+  defineCheck('hsts', (page) => {
     const header = page.header('strict-transport-security');
     const maxAge = Number(/max-age\s*=\s*"?(\d+)/i.exec(header ?? '')?.[1] ?? 0);
     const passed = page.url.protocol === 'https:' && maxAge > 0;
@@ -119,7 +116,7 @@ export const securityChecks: CheckDefinition[] = [
     return { passed, value: header ?? null, details };
   }),
 
-  sec('content_security_policy', 'medium', (page) => {
+  defineCheck('content_security_policy', (page) => {
     const csp = contentSecurityPolicy(page);
     return {
       passed: csp !== undefined,
@@ -128,13 +125,13 @@ export const securityChecks: CheckDefinition[] = [
     };
   }),
 
-  sec('content_type_options', 'low', (page) => {
+  defineCheck('content_type_options', (page) => {
     const header = page.header('x-content-type-options');
     const passed = (header ?? '').trim().toLowerCase() === 'nosniff';
     return { passed, value: header ?? null, details: passed ? [] : ['X-Content-Type-Options is not "nosniff".'] };
   }),
 
-  sec('frame_protection', 'low', (page) => {
+  defineCheck('frame_protection', (page) => {
     const xfo = (page.header('x-frame-options') ?? '').trim().toLowerCase();
     const csp = page.header('content-security-policy') ?? '';
     const passed = xfo === 'deny' || xfo === 'sameorigin' || /(^|;)\s*frame-ancestors\s/i.test(csp);
@@ -145,7 +142,7 @@ export const securityChecks: CheckDefinition[] = [
     return { passed, value, details: passed ? [] : ['Neither X-Frame-Options nor CSP frame-ancestors is set.'] };
   }),
 
-  sec('referrer_policy', 'low', (page) => {
+  defineCheck('referrer_policy', (page) => {
     const header = page.header('referrer-policy');
     const meta = metaByName(page, 'referrer')[0]?.attribs['content'];
     const policy = header ?? meta;

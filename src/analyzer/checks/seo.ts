@@ -17,9 +17,6 @@ type RobotsParser = (url: string, contents: string) => RobotsRules;
 /** robots-parser is CommonJS (`module.exports = fn`), required on the robots check's first run. */
 const robotsParser = lazyRequire<RobotsParser>('robots-parser');
 
-const seo = (id: string, importance: 'high' | 'medium' | 'low', run: CheckDefinition['run']) =>
-  defineCheck('seo', id, importance, run);
-
 /** Collapse whitespace and trim. */
 export function normalizeText(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
@@ -65,7 +62,7 @@ const hreflangPattern = /^(x-default|[a-z]{2,3}(-[a-z]{4})?(-([a-z]{2}|\d{3}))?)
 
 /** The SEO checks. */
 export const seoChecks: CheckDefinition[] = [
-  seo('title', 'high', (page) => {
+  defineCheck('title', (page) => {
     const titles = titleElements(page).map((el) => normalizeText(page.$(el).text()));
     const { titleMinLength: min, titleMaxLength: max } = page.thresholds;
     const title = titles[0];
@@ -78,7 +75,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: title ?? null, details };
   }),
 
-  seo('meta_description', 'high', (page) => {
+  defineCheck('meta_description', (page) => {
     const descriptions = metaByName(page, 'description').map((el) => normalizeText(el.attribs['content'] ?? ''));
     const description = descriptions.find((d) => d.length > 0);
     return {
@@ -88,7 +85,7 @@ export const seoChecks: CheckDefinition[] = [
     };
   }),
 
-  seo('headings', 'high', (page) => {
+  defineCheck('headings', (page) => {
     const h1s = page
       .$('h1')
       .toArray()
@@ -103,7 +100,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: h1s, details };
   }),
 
-  seo('content_keywords', 'high', (page) => {
+  defineCheck('content_keywords', (page) => {
     const title = documentTitle(page);
     const keywords = title ? titleKeywords(title) : [];
     if (keywords.length === 0) {
@@ -114,7 +111,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: missing.length === 0, value: { keywords, missing }, details: missing };
   }),
 
-  seo('image_keywords', 'high', (page) => {
+  defineCheck('image_keywords', (page) => {
     const images = page.$('img').toArray();
     const missing = images.filter((el) => el.attribs['alt'] === undefined);
     return {
@@ -124,7 +121,7 @@ export const seoChecks: CheckDefinition[] = [
     };
   }),
 
-  seo('seo_friendly_url', 'high', (page) => {
+  defineCheck('seo_friendly_url', (page) => {
     const url = page.url;
     const path = decodeURIComponentSafe(url.pathname);
     const details: string[] = [];
@@ -138,7 +135,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: url.href, details };
   }),
 
-  seo('404_page', 'high', (page) => {
+  defineCheck('404_page', (page) => {
     const probe = page.aux?.notFound;
     if (!probe) return { passed: false, value: null, details: ['The 404 probe was not fetched.'] };
     const passed = probe.status === 404 || probe.status === 410;
@@ -146,7 +143,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed, value: probe.status ?? null, details: passed ? [] : [detail] };
   }),
 
-  seo('robots', 'high', (page) => {
+  defineCheck('robots', (page) => {
     const robots = page.aux?.robots;
     if (!robots) return { passed: false, value: null, details: ['robots.txt was not fetched.'] };
     if (robots.text === undefined) {
@@ -163,7 +160,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: allowed, value: { status: robots.status ?? null, rules: true, allowed }, details };
   }),
 
-  seo('noindex', 'high', (page) => {
+  defineCheck('noindex', (page) => {
     const details: string[] = [];
     for (const el of metaByName(page, 'robots', 'googlebot')) {
       const content = (el.attribs['content'] ?? '').toLowerCase();
@@ -175,18 +172,18 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: details.length > 0 ? 'noindex' : 'index', details };
   }),
 
-  seo('in_page_links', 'medium', (page) => {
+  defineCheck('in_page_links', (page) => {
     const count = page.$('a[href]').length;
     const max = page.thresholds.maxLinks;
     return { passed: count <= max, value: count, details: count <= max ? [] : [`${count} links (max ${max}).`] };
   }),
 
-  seo('language', 'medium', (page) => {
+  defineCheck('language', (page) => {
     const lang = (page.$('html').attr('lang') ?? '').trim();
     return { passed: lang.length > 0, value: lang || null, details: lang ? [] : ['<html> has no lang attribute.'] };
   }),
 
-  seo('favicon', 'medium', (page) => {
+  defineCheck('favicon', (page) => {
     const icon = page
       .$('link[rel][href]')
       .toArray()
@@ -195,7 +192,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: href !== undefined, value: href ?? null, details: href ? [] : ['No <link rel="icon">.'] };
   }),
 
-  seo('canonical', 'medium', (page) => {
+  defineCheck('canonical', (page) => {
     const links = page
       .$('link[rel]')
       .toArray()
@@ -209,7 +206,7 @@ export const seoChecks: CheckDefinition[] = [
     return { passed: details.length === 0, value: hrefs[0] ?? null, details };
   }),
 
-  seo('hreflang', 'low', (page) => {
+  defineCheck('hreflang', (page) => {
     const links = page.$('link[hreflang]').toArray();
     const invalid = links.filter(
       (el) =>

@@ -2,6 +2,7 @@
  * Shapes shared by all checks: categories, results, and the definition a check module exports.
  */
 import type { PageContext } from '../page.ts';
+import { checkIdentity, type CheckId, type CheckIdentity } from './definitions.ts';
 
 /** The report sections. */
 export type CheckCategory = 'seo' | 'performance' | 'security' | 'miscellaneous';
@@ -28,11 +29,8 @@ export interface CheckOutcome {
   details?: unknown[];
 }
 
-/** A check: identity plus a pure function of the page. */
-export interface CheckDefinition {
-  id: string;
-  category: CheckCategory;
-  importance: Importance;
+/** A check: its identity (definitions.ts) plus a pure function of the page. */
+export interface CheckDefinition extends CheckIdentity {
   run(page: PageContext): CheckOutcome;
 }
 
@@ -62,12 +60,7 @@ export function runCheck(check: CheckDefinition, page: PageContext): CheckResult
   };
 }
 
-/** Helper for defining checks with inference. */
-export function defineCheck(
-  category: CheckCategory,
-  id: string,
-  importance: Importance,
-  run: (page: PageContext) => CheckOutcome,
-): CheckDefinition {
-  return { id, category, importance, run };
+/** The implementation of check `id`; its category and importance come from definitions.ts. */
+export function defineCheck(id: CheckId, run: (page: PageContext) => CheckOutcome): CheckDefinition {
+  return { ...checkIdentity(id), run };
 }

@@ -21,7 +21,8 @@
  * (offscreen-images), and render-blocking resources are those Chromium marks
  * `renderBlockingStatus: "blocking"`.
  */
-import type { CheckCategory, CheckResult, Importance } from '../checks/types.ts';
+import { checkIdentity, type CheckId } from '../checks/definitions.ts';
+import type { CheckResult } from '../checks/types.ts';
 import { cumulativeLayoutShift, totalBlockingTime } from './collect.ts';
 import type { RenderedPage } from './render.ts';
 
@@ -78,36 +79,29 @@ export function logNormalScore(curve: MetricCurve, value: number): number {
   return Math.round(score * 100) / 100;
 }
 
-function check(
-  category: CheckCategory,
-  id: string,
-  importance: Importance,
-  passed: boolean,
-  value: unknown,
-  details: unknown[] = [],
-): RenderedCheckResult {
+/** A verdict of check `id`; its category and importance come from definitions.ts. */
+function check(id: CheckId, passed: boolean, value: unknown, details: unknown[] = []): RenderedCheckResult {
+  const { category, importance } = checkIdentity(id);
   return { id, category, importance, passed, value, details: details.slice(0, 20), rendered: true };
 }
 
 const round = (n: number, digits = 0): number => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function metricCheck(
-  id: string,
-  importance: Importance,
+  id: CheckId,
   curve: MetricCurve,
   value: number | null,
   unit: string,
   what: string,
 ): RenderedCheckResult {
-  if (value === null)
-    return check('performance', id, importance, false, null, [`No ${what} was recorded (nothing was painted).`]);
+  if (value === null) return check(id, false, null, [`No ${what} was recorded (nothing was painted).`]);
   const score = logNormalScore(curve, value);
   const shown = unit === '' ? round(value, 3) : Math.round(value);
   const passed = value <= curve.p10;
   const details = passed
     ? []
     : [`${what} ${shown}${unit} (good up to ${curve.p10}${unit}, median ${curve.median}${unit}).`];
-  return check('performance', id, importance, passed, unit === '' ? shown : { ms: shown, score }, details);
+  return check(id, passed, unit === '' ? shown : { ms: shown, score }, details);
 }
 
 /** The lab measurements of a rendered page as they appear in the report. */
@@ -151,17 +145,15 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
   const summary = labSummary(page);
   const sizes = bytesByUrl(page);
   const out: RenderedCheckResult[] = [
-    metricCheck('first_contentful_paint', 'medium', labCurves.fcp, summary.fcpMs, ' ms', 'First contentful paint'),
-    metricCheck('largest_contentful_paint', 'high', labCurves.lcp, summary.lcpMs, ' ms', 'Largest contentful paint'),
-    metricCheck('total_blocking_time', 'medium', labCurves.tbt, summary.tbtMs, ' ms', 'Total blocking time'),
-    metricCheck('cumulative_layout_shift', 'high', labCurves.cls, summary.cls, '', 'Cumulative layout shift'),
+    metricCheck('first_contentful_paint', labCurves.fcp, summary.fcpMs, ' ms', 'First contentful paint'),
+    metricCheck('largest_contentful_paint', labCurves.lcp, summary.lcpMs, ' ms', 'Largest contentful paint'),
+    metricCheck('total_blocking_time', labCurves.tbt, summary.tbtMs, ' ms', 'Total blocking time'),
+    metricCheck('cumulative_layout_shift', labCurves.cls, summary.cls, '', 'Cumulative layout shift'),
   ];
   if (page.facts.lcpElement && out[1]) out[1].details.push(`Largest element: ${page.facts.lcpElement}`);
   out.push(
     check(
-      'performance',
       'lab_performance_score',
-      'medium',
       summary.score >= 90,
       summary.score,
       summary.score >= 90 ? [] : [`Lab score ${summary.score} (Lighthouse weights; good from 90).`],
@@ -185,17 +177,13 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
   requestDetails.push(...page.blocked.map((b) => `refused ${b.target}: ${b.reason}`));
   out.push(
     check(
-      'performance',
       'http_requests',
-      'medium',
       subresources <= maxRequests,
       { total: subresources, bytes, byType, refused: page.blocked.length },
       requestDetails,
     ),
     check(
-      'performance',
       'total_byte_weight',
-      'low',
       bytes <= labCurves.bytes.p10,
       bytes,
       bytes <= labCurves.bytes.p10
@@ -205,9 +193,7 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
   );
 
   const blocking = [...new Set(page.facts.renderBlocking)];
-  out.push(
-    check('performance', 'render_blocking_resources', 'medium', blocking.length === 0, blocking.length, blocking),
-  );
+  out.push(check('render_blocking_resources', blocking.length === 0, blocking.length, blocking));
 
   const dpr = page.facts.devicePixelRatio;
   const oversized: string[] = [];
@@ -229,28 +215,19 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
     }
   }
   out.push(
-    check('performance', 'oversized_images', 'low', oversized.length === 0, oversized.length, oversized),
-    check('performance', 'offscreen_images', 'low', offscreen.length === 0, offscreen.length, offscreen),
+    check('oversized_images', oversized.length === 0, oversized.length, oversized),
+    check('offscreen_images', offscreen.length === 0, offscreen.length, offscreen),
   );
 
   const https = page.finalUrl.startsWith('https:');
   out.push(
     check(
-      'security',
       'mixed_content',
-      'medium',
       page.mixedContent.length === 0,
       https ? page.mixedContent.length : 'not applicable (http page)',
       page.mixedContent,
     ),
-    check(
-      'miscellaneous',
-      'console_errors',
-      'low',
-      page.consoleErrors.length === 0,
-      page.consoleErrors.length,
-      page.consoleErrors,
-    ),
+    check('console_errors', page.consoleErrors.length === 0, page.consoleErrors.length, page.consoleErrors),
   );
   return out;
 }

@@ -72,7 +72,7 @@ describe('render=0|1 on the reports API', () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('Lab measurements');
-    expect(html).toMatch(/Largest contentful paint/);
+    expect(html).toMatch(/Largest contentful paint/i);
     expect(html).not.toMatch(/<script/i);
   });
 
