@@ -135,6 +135,18 @@ const envSchema = z.object({
   ANALYZER_RENDER_CONTEXTS: z.coerce.number().int().min(1).max(32).default(2),
   /** Per-page render time limit, ms. */
   ANALYZER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
+  /**
+   * Longest wait after a rendered page's load event for it to be quiet, ms (Lighthouse's rule:
+   * a second after load, then a second without requests and without long tasks; a quiet page
+   * ends there). Lab values see what happens in this window. Capped by ANALYZER_RENDER_TIMEOUT_MS.
+   */
+  ANALYZER_RENDER_MAX_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  /**
+   * User-Agent of rendered pages. Unset: desktop Chrome's for the running Chromium (what
+   * Lighthouse's desktop preset sends), so pages serve what visitors get; the analyzer's own
+   * name ("WebsiteAnalyzer") is on its raw fetch of every page, robots.txt and the sitemap.
+   */
+  ANALYZER_RENDER_USER_AGENT: z.string().min(1).max(512).optional(),
   /** V8 heap limit of each page's renderer, MiB. */
   ANALYZER_RENDER_MAX_HEAP_MB: z.coerce.number().int().min(32).max(4096).default(256),
   /** Most bytes one rendered page may load (document and subresources). */

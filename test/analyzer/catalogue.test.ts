@@ -24,6 +24,7 @@ function renderedPage(): RenderedPage {
       lcpElement: '<img>',
       shifts: [[100, 0.2]],
       longTasks: [[900, 300]],
+      dclMs: 500,
       images: [],
       renderBlocking: ['https://example.test/app.css'],
       devicePixelRatio: 1,

@@ -32,8 +32,10 @@ export interface RenderSettings {
   maxHeapMb: number;
   /** Most bytes one page may load, document and subresources. */
   maxBytes: number;
-  /** Longest quiet wait after load, ms. */
+  /** Longest wait after load for the page to be quiet (ANALYZER_RENDER_MAX_WAIT_MS), ms. */
   settleMs: number;
+  /** User-Agent of renders (ANALYZER_RENDER_USER_AGENT); unset, desktop Chrome's. */
+  userAgent?: string;
   /** Renders one tenant (API key's account) may have running; the rest wait their turn. Default 1. */
   perTenantRenders?: number;
   /** Memory of the whole browser, bytes (a cgroup); see BrowserPoolSettings. */
@@ -203,6 +205,7 @@ export class RenderingAnalyzer {
       timeoutMs: this.settings.timeoutMs,
       maxBytes: this.settings.maxBytes,
       settleMs: this.settings.settleMs,
+      userAgent: this.settings.userAgent,
       maxDocumentChars: this.settings.maxDocumentChars,
     };
     try {

@@ -68,6 +68,24 @@ export const chromiumFlags = [
   '--disable-features=DnsOverHttps,NetworkPrediction,PreloadMediaEngagementData,AutofillServerCommunication',
 ];
 
+/**
+ * Flags playwright-core adds in headless mode that we take out: `--hide-scrollbars` would hide
+ * the scrollbar a visitor sees, and the layout shift its arrival causes (Lighthouse shows it);
+ * `--disable-popup-blocking` would let pages open windows (render.ts closes those that open).
+ */
+export const removedDefaultFlags = ['--hide-scrollbars', '--disable-popup-blocking'];
+
+/**
+ * Desktop Chrome's User-Agent for a browser `version` ("131.0.6778.85"), in Chrome's reduced
+ * form (minor numbers zeroed) on Linux: what a visitor's browser sends, so a page serves the
+ * markup visitors get, as Lighthouse's desktop preset does. The analyzer's own name stays on
+ * its raw fetch of the page, robots.txt and the sitemap (AnalyzerOptions.userAgent).
+ */
+export function desktopUserAgent(version: string): string {
+  const major = /^\d+/.exec(version)?.[0] ?? '131';
+  return `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`;
+}
+
 interface Waiter {
   resolve: () => void;
   timer: NodeJS.Timeout;
@@ -156,8 +174,7 @@ export class BrowserPool {
         headless: true,
         chromiumSandbox: true,
         args: [...chromiumFlags, `--js-flags=--max-old-space-size=${this.#settings.maxHeapMb}`],
-        // Playwright lets pages open windows; ours closes them as they open (render.ts).
-        ignoreDefaultArgs: ['--disable-popup-blocking'],
+        ignoreDefaultArgs: removedDefaultFlags,
         proxy: { server: this.#denyAll.url, bypass: '<-loopback>' },
         handleSIGINT: false,
         handleSIGTERM: false,
@@ -218,7 +235,8 @@ export class BrowserPool {
 
   /**
    * Run `fn` in a fresh context whose traffic goes through `proxyUrl`, with service workers
-   * blocked. The context is closed afterwards. If the browser dies meanwhile, rejects with
+   * blocked, sending `options.userAgent` (default {@link desktopUserAgent} of the running
+   * browser). The context is closed afterwards. If the browser dies meanwhile, rejects with
    * {@link BrowserCrashedError}.
    */
   async withContext<T>(
@@ -244,7 +262,7 @@ export class BrowserPool {
         browser.newContext({
           proxy: { server: proxyUrl, bypass: '<-loopback>' },
           serviceWorkers: 'block',
-          userAgent: options.userAgent,
+          userAgent: options.userAgent ?? desktopUserAgent(browser.version()),
           viewport: options.viewport ?? { width: 1350, height: 940 },
           deviceScaleFactor: 1,
           acceptDownloads: false,

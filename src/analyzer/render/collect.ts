@@ -3,6 +3,8 @@
  *
  * {@link observerScript} is added to every page before the page's own scripts run; it records
  * paint, largest-contentful-paint, layout-shift and longtask entries with PerformanceObserver.
+ * The observers run over the whole render, so what happens after the load event (a late
+ * hero image, a banner, a long task) counts until the page is quiet (quiet.ts).
  * {@link collectInPage} is evaluated once the page has settled and returns what the observers
  * saw plus image geometry and render-blocking resources. Everything coming back from the page
  * is untrusted input: {@link sanitizeInPage} clamps numbers and truncates strings.
@@ -52,9 +54,16 @@ export interface ImageGeometry {
   /** Displayed size in CSS pixels. */
   width: number;
   height: number;
-  /** Share of the image's box outside the first viewport, 0-1. */
+  /**
+   * Share of the image's box outside what Lighthouse's offscreen-images audit counts as
+   * visible (the first viewport widened by 100 px left, right and above and by three
+   * viewport heights below), 0-1; 1 for an image of no area.
+   */
   offscreenShare: number;
-  lazy: boolean;
+  /** The image sets its loading behaviour itself (`loading="lazy"` or `"eager"`). */
+  loadingSet: boolean;
+  /** When its request started (resource timing, ms from navigation start); null if unknown. */
+  requestedMs: number | null;
 }
 
 /** Raw in-page facts, before scoring. */
@@ -66,6 +75,8 @@ export interface InPageFacts {
   shifts: Array<[number, number]>;
   /** [startTime, duration] of each long task. */
   longTasks: Array<[number, number]>;
+  /** DOMContentLoaded (its start, ms from navigation start); null before it came. */
+  dclMs: number | null;
   images: ImageGeometry[];
   /** URLs of resources Chromium marked render-blocking. */
   renderBlocking: string[];
@@ -81,28 +92,36 @@ function inPage(storeName: string): unknown {
   const s = w[storeName] ?? { fcp: null, lcp: null, lcpElement: null, shifts: [], longTasks: [] };
   const vw = window.innerWidth;
   const vh = window.innerHeight;
+  const resources = performance.getEntriesByType('resource');
+  const requested = new Map<string, number>();
+  for (const e of resources) if (!requested.has(e.name)) requested.set(e.name, e.startTime);
   const images = Array.from(document.images)
     .slice(0, 300)
     .map((img) => {
       const r = img.getBoundingClientRect();
+      // Positions as at the top of the page, the visible area widened as Lighthouse's
+      // offscreen-images audit does (computeVisiblePixels).
       const top = r.top + window.scrollY;
       const left = r.left + window.scrollX;
       const area = r.width * r.height;
-      const visW = Math.max(0, Math.min(left + r.width, vw) - Math.max(left, 0));
-      const visH = Math.max(0, Math.min(top + r.height, vh) - Math.max(top, 0));
+      const visW = Math.max(0, Math.min(left + r.width, vw + 100) - Math.max(left, -100));
+      const visH = Math.max(0, Math.min(top + r.height, vh * 4) - Math.max(top, -100));
+      const src = (img.currentSrc || img.src).slice(0, 2048);
+      const loading = (img.getAttribute('loading') ?? '').toLowerCase();
       return {
-        src: (img.currentSrc || img.src).slice(0, 2048),
+        src,
         naturalWidth: img.naturalWidth,
         naturalHeight: img.naturalHeight,
         width: r.width,
         height: r.height,
-        offscreenShare: area > 0 ? 1 - (visW * visH) / area : 0,
-        lazy: img.loading === 'lazy',
+        offscreenShare: area > 0 ? 1 - (visW * visH) / area : 1,
+        loadingSet: loading === 'lazy' || loading === 'eager',
+        requestedMs: requested.get(src) ?? null,
       };
     });
-  const renderBlocking = (
-    performance.getEntriesByType('resource') as Array<PerformanceResourceTiming & { renderBlockingStatus?: string }>
-  )
+  const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+  const dcl = navigation?.domContentLoadedEventStart;
+  const renderBlocking = (resources as Array<PerformanceResourceTiming & { renderBlockingStatus?: string }>)
     .filter((e) => e.renderBlockingStatus === 'blocking')
     .slice(0, 200)
     .map((e) => e.name.slice(0, 2048));
@@ -112,6 +131,7 @@ function inPage(storeName: string): unknown {
     lcpElement: s.lcpElement,
     shifts: s.shifts.slice(0, 2000),
     longTasks: s.longTasks.slice(0, 2000),
+    dclMs: dcl && dcl > 0 ? dcl : null,
     images,
     renderBlocking: renderBlocking.slice(0, 200),
     devicePixelRatio: window.devicePixelRatio,
@@ -146,6 +166,7 @@ export function sanitizeInPage(raw: unknown): InPageFacts {
     lcpElement: typeof r['lcpElement'] === 'string' ? str(r['lcpElement'], 200) : null,
     shifts: pairs(r['shifts']),
     longTasks: pairs(r['longTasks']),
+    dclMs: numOrNull(r['dclMs']),
     images: images.map((img) => {
       const i = (img && typeof img === 'object' ? img : {}) as Record<string, unknown>;
       return {
@@ -155,7 +176,8 @@ export function sanitizeInPage(raw: unknown): InPageFacts {
         width: num(i['width'], 1e6),
         height: num(i['height'], 1e6),
         offscreenShare: num(i['offscreenShare'], 1),
-        lazy: i['lazy'] === true,
+        loadingSet: i['loadingSet'] === true,
+        requestedMs: numOrNull(i['requestedMs']),
       };
     }),
     renderBlocking: (Array.isArray(r['renderBlocking']) ? r['renderBlocking'] : [])
@@ -184,6 +206,22 @@ export async function documentInPage(page: Page, maxChars: number): Promise<stri
   return taken.html;
 }
 
+/**
+ * Time since the page's last long task ended (or since navigation start when it had none),
+ * ms, as Lighthouse's CPU-idle wait measures it. 0 when the page cannot say.
+ */
+export async function msSinceLastLongTask(page: Page): Promise<number> {
+  const ms = await page
+    .evaluate((storeName) => {
+      const s = (window as unknown as Record<string, { longTasks: Array<[number, number]> } | undefined>)[storeName];
+      let lastEnd = 0;
+      for (const [start, duration] of s?.longTasks ?? []) lastEnd = Math.max(lastEnd, start + duration);
+      return performance.now() - lastEnd;
+    }, store)
+    .catch(() => 0);
+  return num(ms);
+}
+
 /** Collect the observers' entries and the page's image geometry. */
 export async function collectInPage(page: Page): Promise<InPageFacts> {
   return sanitizeInPage(await page.evaluate(inPage, store));
@@ -210,12 +248,29 @@ export function cumulativeLayoutShift(shifts: ReadonlyArray<[number, number]>): 
   return best;
 }
 
-/** Total blocking time: the part of each long task beyond 50 ms, for tasks after first contentful paint. */
+/**
+ * Total blocking time as Lighthouse's observed metric computes it: each long task clipped to
+ * start at first contentful paint, its part beyond 50 ms. Lighthouse ends the sum at Time to
+ * Interactive, after the last long task it saw, so every task of our window counts.
+ */
 export function totalBlockingTime(longTasks: ReadonlyArray<[number, number]>, fcpMs: number | null): number {
   let total = 0;
   for (const [start, duration] of longTasks) {
-    if (fcpMs !== null && start + duration < fcpMs) continue;
-    total += Math.max(0, duration - 50);
+    const clippedStart = Math.max(start, fcpMs ?? 0);
+    total += Math.max(0, start + duration - clippedStart - 50);
   }
   return total;
+}
+
+/**
+ * When the page became interactive by Lighthouse's observed rule, as far as our window shows:
+ * the latest of first contentful paint, DOMContentLoaded and the end of the last long task
+ * (Lighthouse takes the start of the first 5 s quiet window, which in a window that ends a
+ * second after the page went quiet is the end of its last long task). Null before first paint.
+ */
+export function interactiveMs(facts: Pick<InPageFacts, 'fcpMs' | 'dclMs' | 'longTasks'>): number | null {
+  if (facts.fcpMs === null) return null;
+  let at = Math.max(facts.fcpMs, facts.dclMs ?? 0);
+  for (const [start, duration] of facts.longTasks) at = Math.max(at, start + duration);
+  return at;
 }

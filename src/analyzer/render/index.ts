@@ -1,6 +1,6 @@
 /** Rendering analyzer: public interface. */
-export { chromiumFlags } from './browser.ts';
-export { labCurves, logNormalScore } from './lab.ts';
+export { chromiumFlags, desktopUserAgent } from './browser.ts';
+export { labChecks, labCurves, logNormalScore } from './lab.ts';
 export { renderPage } from './render.ts';
 export { RenderingAnalyzer, type RenderedAnalysis } from './analyzer.ts';
 export { renderingAnalyzerFrom } from './settings.ts';

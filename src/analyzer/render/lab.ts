@@ -16,14 +16,17 @@
  * `lab_performance_score` is Lighthouse's weighted mean of the metric scores (FCP 10, LCP 25,
  * TBT 30, CLS 25; Speed Index, weight 10, is not measured and left out), 0-100, passing at 90.
  * Opportunity checks follow Lighthouse's cut-offs: an image wastes bytes when it is at least
- * 4 KiB larger than its displayed size needs (uses-responsive-images), an offscreen image is
- * one not lazy-loaded with at least 75% of it outside the first viewport and 2 KiB or more
- * (offscreen-images), and render-blocking resources are those Chromium marks
- * `renderBlockingStatus: "blocking"`.
+ * 4 KiB larger than its displayed size needs (uses-responsive-images), and render-blocking
+ * resources are those Chromium marks `renderBlockingStatus: "blocking"`. Offscreen images
+ * follow offscreen-images: an image without a `loading` attribute, at least 75 % outside the
+ * area Lighthouse counts as visible (see ImageGeometry.offscreenShare), wasting 2 KiB or more
+ * (its bytes times that share), requested at least 50 ms before the page became interactive
+ * ({@link interactiveMs}); an image used twice counts once, at its least wasteful use.
+ * Lighthouse also counts CSS background images; we look at <img> elements only.
  */
 import { checkIdentity, type CheckId } from '../checks/definitions.ts';
 import type { CheckResult } from '../checks/types.ts';
-import { cumulativeLayoutShift, totalBlockingTime } from './collect.ts';
+import { cumulativeLayoutShift, interactiveMs, totalBlockingTime } from './collect.ts';
 import type { RenderedPage } from './render.ts';
 
 /** A check result computed from the rendered page. */
@@ -51,6 +54,8 @@ export const labWeights = { fcp: 10, lcp: 25, tbt: 30, cls: 25 } as const;
 const responsiveWasteBytes = 4096;
 const offscreenMinBytes = 2048;
 const offscreenMinShare = 0.75;
+/** Images requested this close to interactive or later are not flagged (IGNORE_THRESHOLD_IN_MS). */
+const offscreenBeforeInteractiveMs = 50;
 
 /** erf, Abramowitz and Stegun 7.1.26 (error below 1.5e-7). */
 function erf(x: number): number {
@@ -197,7 +202,9 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
 
   const dpr = page.facts.devicePixelRatio;
   const oversized: string[] = [];
-  const offscreen: string[] = [];
+  const interactive = interactiveMs(page.facts);
+  // The least offscreen use of each URL: Lighthouse keeps an image's least wasteful use.
+  const offscreenShare = new Map<string, number>();
   for (const img of page.facts.images) {
     const size = sizes.get(img.src) ?? 0;
     const natural = img.naturalWidth * img.naturalHeight;
@@ -210,8 +217,17 @@ export function labChecks(page: RenderedPage, maxRequests: number): RenderedChec
         );
       }
     }
-    if (!img.lazy && size >= offscreenMinBytes && img.offscreenShare >= offscreenMinShare) {
-      offscreen.push(`${img.src.slice(0, 200)} (${Math.round(size / 1024)} KiB, not lazy-loaded)`);
+    const requestedInTime =
+      interactive !== null && img.requestedMs !== null && img.requestedMs < interactive - offscreenBeforeInteractiveMs;
+    if (!img.loadingSet && size > 0 && requestedInTime) {
+      offscreenShare.set(img.src, Math.min(offscreenShare.get(img.src) ?? 1, img.offscreenShare));
+    }
+  }
+  const offscreen: string[] = [];
+  for (const [src, share] of offscreenShare) {
+    const waste = (sizes.get(src) ?? 0) * share;
+    if (share >= offscreenMinShare && waste >= offscreenMinBytes) {
+      offscreen.push(`${src.slice(0, 200)} (${Math.round(waste / 1024)} KiB offscreen, requested before interactive)`);
     }
   }
   out.push(

@@ -3,13 +3,14 @@
  * visitor's browser did: the rendered document, lab timings, requests and bytes, console
  * errors, mixed content and the requests the address guard refused.
  */
-import type { BrowserContext, Page, Request, Response } from 'playwright-core';
+import type { BrowserContext, Request, Response } from 'playwright-core';
 import { AddressGuard } from '../address-guard.ts';
 import { AnalyzeError } from '../errors.ts';
 import type { AnalyzerOptions } from '../options.ts';
 import type { BrowserPool } from './browser.ts';
 import { collectInPage, documentInPage, observerScript, type InPageFacts } from './collect.ts';
 import { refusedHeader, startGuardedProxy, type BlockedRequest } from './proxy.ts';
+import { NetworkActivity, waitUntilQuiet } from './quiet.ts';
 
 /** Limits of one render. */
 export interface RenderLimits {
@@ -17,8 +18,13 @@ export interface RenderLimits {
   timeoutMs: number;
   /** Most bytes the page may pull in (document and subresources). */
   maxBytes: number;
-  /** Longest quiet wait after the load event, ms. */
+  /**
+   * Longest wait after the load event for the page to be quiet (quiet.ts), ms; the render's
+   * own limit still applies.
+   */
   settleMs: number;
+  /** User-Agent of the render; unset, desktop Chrome's (browser.ts). */
+  userAgent?: string;
   /** Longest rendered document taken back from the page, characters (default 5 MiB). */
   maxDocumentChars?: number;
   /** Most frames (the page's own included) and workers a page may start (defaults 20 and 8). */
@@ -62,19 +68,6 @@ export interface RenderedPage {
 
 const viewport = { width: 1350, height: 940 };
 
-async function settle(
-  page: Page,
-  inflight: () => number,
-  lastActivity: () => number,
-  untilMs: number,
-  quietMs = 500,
-): Promise<void> {
-  while (performance.now() < untilMs) {
-    if (inflight() === 0 && performance.now() - lastActivity() >= quietMs) return;
-    await page.waitForTimeout(50);
-  }
-}
-
 /**
  * Render `url` with `pool`. Connections go through a proxy guarded by the analysis' address
  * policy (`options`), pinned per host. Rejects with {@link AnalyzeError} when the document
@@ -96,7 +89,7 @@ export async function renderPage(
     maxBytes: limits.maxBytes,
   });
   try {
-    return await pool.withContext(proxy.url, { userAgent: options.userAgent, viewport }, async (context) => {
+    return await pool.withContext(proxy.url, { userAgent: limits.userAgent, viewport }, async (context) => {
       // A page that wedges its renderer (an endless loop) would hang evaluate(); closing the
       // context after the limit (plus a grace period) ends every pending call.
       let hardStopped = false;
@@ -127,8 +120,7 @@ export async function renderPage(
     const sizes: Array<Promise<void>> = [];
     const consoleErrors: string[] = [];
     const mixed = new Set<string>();
-    let inflight = 0;
-    let lastActivity = performance.now();
+    const activity = new NetworkActivity(page);
     const pageIsHttps = url.startsWith('https:');
     let crashed = false;
     page.on('crash', () => {
@@ -169,13 +161,11 @@ export async function renderPage(
     };
     let pageEvents = 0;
     page.on('request', (req: Request) => {
-      inflight++;
-      lastActivity = performance.now();
+      activity.started(req);
       if (pageIsHttps && req.url().startsWith('http:')) mixed.add(req.url());
     });
     const done = (req: Request, failed: boolean): void => {
-      inflight = Math.max(0, inflight - 1);
-      lastActivity = performance.now();
+      activity.ended(req);
       if (network.length >= 1000) return;
       const entry: NetworkEntry = { url: req.url().slice(0, 2048), type: req.resourceType(), bytes: 0, failed };
       network.push(entry);
@@ -217,8 +207,10 @@ export async function renderPage(
       let status = 0;
       let finalUrl = url;
       let response: Response | null = null;
+      let loadedAt: number | undefined;
       try {
         response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1000, deadline - performance.now()) });
+        loadedAt = performance.now();
         status = response?.status() ?? 0;
         finalUrl = page.url();
       } catch (err) {
@@ -244,12 +236,11 @@ export async function renderPage(
           refused?.reason ?? `The page redirected to ${target.host}, which is not allowed.`,
         );
       }
-      await settle(
-        page,
-        () => inflight,
-        () => lastActivity,
-        Math.min(deadline, performance.now() + limits.settleMs),
-      );
+      // Observe what the page does after load until it is quiet (a page that never loaded is
+      // read as it is: its render already used its time).
+      if (loadedAt !== undefined) {
+        await waitUntilQuiet(page, activity, loadedAt, Math.min(deadline, loadedAt + limits.settleMs));
+      }
       const facts = await collectInPage(page);
       const html = await documentInPage(page, limits.maxDocumentChars ?? 5 * 1024 * 1024);
       const limited = limitError();

@@ -13,6 +13,8 @@ export function renderSettingsFrom(
     | 'ANALYZER_CHROMIUM_PATH'
     | 'ANALYZER_RENDER_CONTEXTS'
     | 'ANALYZER_RENDER_TIMEOUT_MS'
+    | 'ANALYZER_RENDER_MAX_WAIT_MS'
+    | 'ANALYZER_RENDER_USER_AGENT'
     | 'ANALYZER_RENDER_MAX_HEAP_MB'
     | 'ANALYZER_RENDER_MAX_BYTES'
     | 'ANALYZER_KEY_RENDERS'
@@ -30,7 +32,8 @@ export function renderSettingsFrom(
     timeoutMs: config.ANALYZER_RENDER_TIMEOUT_MS,
     maxHeapMb: config.ANALYZER_RENDER_MAX_HEAP_MB,
     maxBytes: config.ANALYZER_RENDER_MAX_BYTES,
-    settleMs: Math.min(1500, config.ANALYZER_RENDER_TIMEOUT_MS / 4),
+    settleMs: config.ANALYZER_RENDER_MAX_WAIT_MS,
+    userAgent: config.ANALYZER_RENDER_USER_AGENT,
     perTenantRenders: config.ANALYZER_KEY_RENDERS,
     memoryLimitBytes: config.ANALYZER_RENDER_MEMORY_MB * 1024 * 1024,
     sandboxUser: config.ANALYZER_CHROMIUM_USER,

@@ -11,8 +11,8 @@ import type { FixtureHandler } from '../fixtures/server.ts';
 /** Debian's Chromium (ANALYZER_CHROMIUM_PATH overrides). */
 export const chromiumPath = process.env['ANALYZER_CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
-const html = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'max-age=60' };
-const js = { 'content-type': 'text/javascript', 'cache-control': 'max-age=3600' };
+export const html = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'max-age=60' };
+export const js = { 'content-type': 'text/javascript', 'cache-control': 'max-age=3600' };
 const css = { 'content-type': 'text/css', 'cache-control': 'max-age=3600' };
 
 /** One fixture page. */
@@ -37,7 +37,8 @@ export async function noisyJpeg(width: number, height: number, seed = 1): Promis
   return image.getBuffer('image/jpeg', { quality: 80 });
 }
 
-function head(title: string, extra = ''): string {
+/** The head of a fixture page: title, description, viewport, charset, `extra` markup. */
+export function head(title: string, extra = ''): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
@@ -65,16 +66,22 @@ export const clientApp = `(() => {
     ${JSON.stringify(prose(600))};
 })();`;
 
-/** A client-rendered page done badly: a long task, no title, console errors. */
+/**
+ * A client-rendered page done badly: no title, console errors, and a long "hydration" task once
+ * its content has painted. The script is deferred, so #app exists when it runs.
+ */
 export const clientPoorShell = `<!doctype html><html><head><meta charset="utf-8"><title></title>
-<script src="/csr-poor/app.js"></script></head><body><div id="app"></div></body></html>`;
+<script src="/csr-poor/app.js" defer></script></head><body><div id="app"></div></body></html>`;
 
 export const clientPoorApp = `(() => {
-  const until = performance.now() + 600;
-  while (performance.now() < until) {}
   document.getElementById('app').innerHTML = '<div>loading...</div><p>' + 'words '.repeat(20) + '</p>';
   console.error('Failed to hydrate the store');
-  setTimeout(() => { throw new Error('boom in a timer'); }, 10);
+  // Two frames later the content has painted; hydration then blocks the main thread.
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
+    const until = performance.now() + 600;
+    while (performance.now() < until) {}
+    throw new Error('boom in a timer');
+  }, 0)));
 })();`;
 
 /** A slow, shifting page: a late stylesheet delays paint, banners push content down, a long task blocks. */
@@ -82,21 +89,17 @@ export function slowShiftingPage(): string {
   return `${head('Slow and shifting page', '<link rel="stylesheet" href="/slow/late.css">')}
 <body><main id="main"><h1>Slow and shifting</h1>${prose(300)}</main>
 <script>
-  // Shifts count only once content has painted, and the analyzer reads the page about 500 ms
-  // after its last request: the banners start at the first contentful paint, one per painted
-  // frame, then a long task blocks the main thread (timers raced the reading on a busy machine).
-  const nextFrame = (fn) => requestAnimationFrame(() => requestAnimationFrame(fn));
+  // After load, four banners push the content down, 150 ms apart, then a long task blocks.
   let n = 0;
   const addBanner = () => {
     const banner = document.createElement('div');
     banner.style.height = '220px';
     banner.textContent = 'Banner ' + (++n);
     document.body.insertBefore(banner, document.body.firstChild);
-    if (n < 4) nextFrame(addBanner);
-    else setTimeout(() => { const until = performance.now() + 450; while (performance.now() < until) {} }, 0);
+    if (n < 4) setTimeout(addBanner, 150);
+    else setTimeout(() => { const until = performance.now() + 450; while (performance.now() < until) {} }, 100);
   };
-  new PerformanceObserver((list, observer) => { observer.disconnect(); nextFrame(addBanner); })
-    .observe({ type: 'paint', buffered: true });
+  addEventListener('load', () => setTimeout(addBanner, 200));
 </script></body></html>`;
 }
 
@@ -106,12 +109,15 @@ export function leanPage(): string {
 <body><main><h1>Coffee, lean and fast</h1>${prose(300)}<p><a href="/lean/more">More</a></p></main></body></html>`;
 }
 
-/** Big images shown small, and images far below the fold without lazy loading. */
+/**
+ * Big images shown small, and images far below the fold without lazy loading (more than four
+ * viewports down: Lighthouse counts the first viewport and three more below as visible).
+ */
 export function imagesPage(): string {
   const below = [1, 2, 3]
     .map((i) => `<img src="/img/below-${i}.jpg" width="600" height="400" alt="Below ${i}">`)
     .join('\n');
-  return `${head('Images page', '<style>body{margin:0}.spacer{height:2400px}</style>')}
+  return `${head('Images page', '<style>body{margin:0}.spacer{height:4200px}</style>')}
 <body><h1>Images</h1><img src="/img/huge.jpg" width="200" height="150" alt="Huge image shown small">
 ${prose(200)}<div class="spacer"></div>${below}</body></html>`;
 }
@@ -122,7 +128,11 @@ export function blockingPage(): string {
 <body><h1>Blocking resources</h1>${prose(300)}<script>console.error('an error from the page')</script></body></html>`;
 }
 
-function delayed(route: { headers: Record<string, string>; body: string | Buffer }, delayMs: number): FixtureHandler {
+/** `route`, answered after `delayMs`. */
+export function delayed(
+  route: { headers: Record<string, string>; body: string | Buffer },
+  delayMs: number,
+): FixtureHandler {
   return (_req: IncomingMessage, res: ServerResponse) => {
     setTimeout(() => {
       res.writeHead(200, route.headers);
