@@ -26,6 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { analyzeUrl, defaultAnalyzerOptions, type CheckResult } from '../src/analyzer/index.ts';
 import { RenderingAnalyzer, chromiumFlags, desktopUserAgent } from '../src/analyzer/render/index.ts';
+import { writeLauncher } from '../src/analyzer/render/sandbox.ts';
 import { startFixtureServer } from '../test/analyzer/fixtures/server.ts';
 import { chromiumPath, renderPages, renderSite } from '../test/analyzer/render/fixtures.ts';
 import { latePages, lateSite } from '../test/analyzer/render/late-fixtures.ts';
@@ -140,7 +141,12 @@ export async function main(
   });
   const { launch, lighthouse, desktopConfig } = await loadLighthouse();
   const userAgent = desktopUserAgent((await ours.pool.browser()).version());
-  const chrome = await launch({ chromePath: chromiumPath, chromeFlags: chromiumFlags });
+  // Lighthouse's Chromium starts through our launcher too: sandboxed as an unprivileged user
+  // when this runs as root (Chromium refuses root without --no-sandbox), --disable-features merged.
+  const launcher = await writeLauncher();
+  process.env['AUDIT_CHROMIUM_BINARY'] = chromiumPath;
+  process.env['AUDIT_CHROMIUM_USER'] ??= 'nobody';
+  const chrome = await launch({ chromePath: launcher.path, chromeFlags: chromiumFlags });
   const lhConfig = {
     ...desktopConfig,
     settings: { ...desktopConfig.settings, throttlingMethod: 'provided' as const, emulatedUserAgent: userAgent },
@@ -225,6 +231,7 @@ export async function main(
   } finally {
     await ours.close();
     chrome.kill();
+    await launcher.remove();
   }
 
   // Rendering off: the raw path is analyzeUrl itself; `auto` on a server-rendered page skips rendering.

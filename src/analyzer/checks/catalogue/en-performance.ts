@@ -73,7 +73,8 @@ export const enPerformance: SectionTexts<PerformanceId> = {
   },
   dom_size: {
     title: 'DOM size',
-    description: 'How many elements the page has. Large documents use more memory and make styling and scripts slower.',
+    description:
+      'How many elements the page has; large documents use more memory and make styling and scripts slower. The limit is phpRank’s (1,500 elements); Lighthouse’s DOM size audit passes only up to 818.',
     fix: 'Remove hidden or unused markup, paginate long lists and avoid deeply nested wrappers.',
     counted: 'elements',
     learnMore: 'https://developer.chrome.com/docs/lighthouse/performance/dom-size',
@@ -162,7 +163,8 @@ export const enPerformance: SectionTexts<PerformanceId> = {
   },
   offscreen_images: {
     title: 'Offscreen images',
-    description: 'Images below the first screen that load immediately instead of when the visitor scrolls to them.',
+    description:
+      'Images well below the first screen (more than three screens down) that load before the page is interactive instead of when the visitor scrolls to them, as Lighthouse counts them.',
     fix: 'Add loading="lazy" to images that are not in the first screen.',
     counted: 'images',
     learnMore: 'https://developer.chrome.com/docs/lighthouse/performance/offscreen-images',
