@@ -170,7 +170,9 @@ async function load(
 const idle: Evidence = {
   clientRate: 1,
   networkRate: 1,
+  wideRate: 1,
   siteRate: 1,
+  siteBaseline: 1,
   failures: 0,
   abandoned: 0,
   uaMissing: false,

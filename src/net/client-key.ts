@@ -85,3 +85,18 @@ export function clientKey(ip: string): string {
 export function networkKey(ip: string): string {
   return keysOf(ip).network;
 }
+
+/**
+ * The widest neighbourhood the velocity evidence counts: the IPv4 /16 or the IPv6 /48 (a site
+ * handed to one customer), so one holder of many /24s or /64s is still counted as one.
+ */
+export function wideNetworkKey(ip: string): string {
+  const addr = parse(ip);
+  if (!addr) return ip;
+  if (addr.kind() === 'ipv4') {
+    const o = (addr as ipaddr.IPv4).octets;
+    return `${o[0]}.${o[1]}.0.0/16`;
+  }
+  const parts = (addr as ipaddr.IPv6).parts.slice(0, 3).concat([0, 0, 0, 0, 0]);
+  return `${new ipaddr.IPv6(parts).toString()}/48`;
+}
