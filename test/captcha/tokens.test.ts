@@ -22,6 +22,7 @@ const claims = (over: Partial<TokenClaims> = {}): TokenClaims => ({
   action: 'login',
   score: 0.9,
   cdata: 'order-42',
+  net: '198.51.100.0/24',
   ...over,
 });
 
@@ -29,7 +30,7 @@ describe('sealToken / openToken', () => {
   it('round-trips the claims', () => {
     const c = claims();
     expect(openToken(sealToken(c, key), key)).toEqual({ ok: true, claims: c });
-    const nulls = claims({ kind: 'v1', action: null, score: null, cdata: null });
+    const nulls = claims({ kind: 'v1', action: null, score: null, cdata: null, net: null });
     expect(openToken(sealToken(nulls, key), key)).toEqual({ ok: true, claims: nulls });
   });
 
