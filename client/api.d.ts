@@ -1323,8 +1323,15 @@ export interface operations {
                         data: {
                             /** @enum {string} */
                             category: "seo" | "performance" | "security" | "miscellaneous";
-                            /** @description For a count: what is counted, in the plural. */
-                            counted?: string;
+                            /** @description For a count: the noun counted by plural category (Intl.PluralRules; `other` is always there), e.g. {"one": "link", "other": "links"}. */
+                            counted?: {
+                                few?: string;
+                                many?: string;
+                                one?: string;
+                                other: string;
+                                two?: string;
+                                zero?: string;
+                            };
                             /** @description What the check measures and why it matters. */
                             description: string;
                             /** @description For a `fields` format: the label of each key of the value. */
