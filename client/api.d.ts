@@ -466,6 +466,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -485,6 +492,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -503,6 +517,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -522,6 +543,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -594,6 +622,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -612,6 +647,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -630,6 +672,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -648,6 +697,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -666,6 +722,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -685,6 +753,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -703,6 +778,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -722,6 +804,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -766,6 +855,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -784,6 +880,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -802,6 +905,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -821,6 +936,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -839,6 +961,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -858,6 +987,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -924,6 +1060,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -942,6 +1085,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -960,6 +1110,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -978,6 +1135,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -996,6 +1160,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -1014,6 +1185,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1033,6 +1216,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1051,6 +1241,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1070,6 +1267,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -1142,6 +1346,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -1160,6 +1371,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -1178,6 +1396,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -1196,6 +1421,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -1214,6 +1446,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -1232,6 +1471,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1251,6 +1502,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1269,6 +1527,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1288,6 +1553,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -1435,6 +1707,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -1453,6 +1732,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1472,6 +1763,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1490,6 +1788,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1509,6 +1814,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -1589,6 +1901,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -1607,6 +1926,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1626,6 +1957,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1644,6 +1982,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1663,6 +2008,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -1715,6 +2067,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -1733,6 +2092,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -1751,6 +2117,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1770,6 +2148,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1788,6 +2173,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1807,6 +2199,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -1911,6 +2310,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -1929,6 +2335,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1948,6 +2366,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1966,6 +2391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1985,6 +2417,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -2079,6 +2518,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -2097,6 +2543,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -2115,6 +2568,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -2133,6 +2593,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -2154,6 +2621,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED";
@@ -2173,6 +2652,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -2191,6 +2677,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -2213,6 +2706,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY";
@@ -2290,6 +2790,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -2308,6 +2815,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -2326,6 +2840,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -2345,6 +2871,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -2363,6 +2896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -2382,6 +2922,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -2480,6 +3027,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -2498,6 +3052,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -2516,6 +3077,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -2534,6 +3102,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -2552,6 +3127,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -2573,6 +3155,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED";
@@ -2592,6 +3186,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -2610,6 +3211,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -2632,6 +3240,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY";
@@ -2684,6 +3299,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -2702,6 +3324,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -2720,6 +3349,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -2739,6 +3380,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -2757,6 +3405,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -2776,6 +3431,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -2874,6 +3536,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -2892,6 +3561,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -2910,6 +3586,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -2928,6 +3611,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -2946,6 +3636,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -2967,6 +3664,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED";
@@ -2986,6 +3695,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -3004,6 +3720,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -3026,6 +3749,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY";
@@ -3195,6 +3925,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -3213,6 +3950,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -3231,6 +3975,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -3249,6 +4000,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -3267,6 +4025,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -3286,6 +4056,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -3304,6 +4081,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -3323,6 +4107,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -3419,6 +4210,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -3437,6 +4235,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -3455,6 +4260,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -3473,6 +4285,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -3491,6 +4310,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -3509,6 +4335,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -3528,6 +4366,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -3546,6 +4391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -3565,6 +4417,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -3638,6 +4497,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -3656,6 +4522,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -3674,6 +4547,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -3692,6 +4572,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -3710,6 +4597,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -3728,6 +4622,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -3747,6 +4653,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -3765,6 +4678,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -3784,6 +4704,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";

@@ -16,9 +16,9 @@ import type { Context } from 'koa';
 
 const gzip = promisify(gzipCallback);
 
-/** The CSP of the page and its assets: nothing from elsewhere, no inline script, no eval. */
+/** The CSP of the page and its assets: nothing from elsewhere, no inline script or style, no eval. */
 export const apiDocsCsp =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
   "font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const require = createRequire(import.meta.url);
