@@ -71,7 +71,13 @@ export const checksRouter = router({
         tags: ['reports'],
       },
     })
-    .input(z.object({ locale: oneOf('locale', locales).default(defaultLocale) }))
+    .input(
+      z.object({
+        locale: oneOf('locale', locales)
+          .default(defaultLocale)
+          .meta({ description: `Language of the texts (default ${defaultLocale}).` }),
+      }),
+    )
     .output(
       z.object({
         data: z.array(checkDescription),
