@@ -92,7 +92,18 @@ function errorResponses(route: RouteEntry, limited: boolean): Record<string, Jso
       // CommonMark, as every OpenAPI viewer renders descriptions: one list item per code.
       description: codes.map((c) => `- \`${c}\`: ${errorCodes[c].description}`).join('\n'),
       headers: hs,
-      content: { 'application/json': { schema } },
+      // An example of this status's own code (viewers would otherwise show the first code of all).
+      content: {
+        'application/json': {
+          schema,
+          example: {
+            code: codes[0],
+            message: errorCodes[codes[0]].description.replaceAll('`', ''),
+            status,
+            ...(status === 422 ? { errors: { field: ['The field is not valid.'] } } : {}),
+          },
+        },
+      },
     };
   }
   return out;

@@ -69,13 +69,13 @@ export const enPerformance: SectionTexts<PerformanceId> = {
     description:
       'Scripts in the <head> are loaded with async or defer (or as modules). A plain script stops the browser from rendering until it has been fetched and run.',
     fix: 'Add defer (or async) to <script src> tags in the <head>, or move them to the end of <body>.',
-    counted: 'blocking scripts',
+    counted: { one: 'blocking script', other: 'blocking scripts' },
   },
   dom_size: {
     title: 'DOM size',
     description: 'How many elements the page has. Large documents use more memory and make styling and scripts slower.',
     fix: 'Remove hidden or unused markup, paginate long lists and avoid deeply nested wrappers.',
-    counted: 'elements',
+    counted: { one: 'element', other: 'elements' },
     learnMore: 'https://developer.chrome.com/docs/lighthouse/performance/dom-size',
   },
   cache_headers: {
@@ -150,21 +150,21 @@ export const enPerformance: SectionTexts<PerformanceId> = {
     title: 'Render-blocking resources',
     description: 'Scripts and stylesheets that Chromium had to load before it could paint anything.',
     fix: 'Defer scripts, inline critical CSS and load the rest of the styles without blocking (media queries or preload).',
-    counted: 'resources',
+    counted: { one: 'resource', other: 'resources' },
     learnMore: 'https://developer.chrome.com/docs/lighthouse/performance/render-blocking-resources',
   },
   oversized_images: {
     title: 'Properly sized images',
     description: 'Images that are much larger than the size they are shown at, wasting bytes.',
     fix: 'Serve each image at the size it is displayed, with srcset and sizes for different screens.',
-    counted: 'images',
+    counted: { one: 'image', other: 'images' },
     learnMore: 'https://developer.chrome.com/docs/lighthouse/performance/uses-responsive-images',
   },
   offscreen_images: {
     title: 'Offscreen images',
     description: 'Images below the first screen that load immediately instead of when the visitor scrolls to them.',
     fix: 'Add loading="lazy" to images that are not in the first screen.',
-    counted: 'images',
+    counted: { one: 'image', other: 'images' },
     learnMore: 'https://developer.chrome.com/docs/lighthouse/performance/offscreen-images',
   },
 };
