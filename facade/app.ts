@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import type { AnyRouter } from '@trpc/server';
-import { appRouter } from '../routers/root.ts';
+import { appRouter, typedClientRouter } from '../routers/root.ts';
 import type { Services } from '../routers/context.ts';
 import { errorHandler } from './error-handler.ts';
 import { requestLog } from './request-log.ts';
@@ -17,7 +17,11 @@ import { metricsMiddleware } from './metrics.ts';
  * request's context forks an EntityManager on first use (koa-context.ts), so a route that
  * touches no table pays for none, and no AsyncLocalStorage hooks every promise.
  */
-export function createApp(services: Services, router: AnyRouter = appRouter): Koa {
+export function createApp(
+  services: Services,
+  router: AnyRouter = appRouter,
+  trpcRouter: AnyRouter = typedClientRouter,
+): Koa {
   // Behind a proxy, the client is the address the proxy appended last to X-Forwarded-For
   // (maxIpsCount 1): entries a client wrote itself further left are not trusted.
   const app = new Koa({ proxy: services.config.TRUST_PROXY, maxIpsCount: 1 });
@@ -30,7 +34,7 @@ export function createApp(services: Services, router: AnyRouter = appRouter): Ko
   app.use(errorHandler());
   app.use(metricsMiddleware(services));
   app.use(rest.exact);
-  app.use(trpcMount(services, router));
+  app.use(trpcMount(services, trpcRouter));
   app.use(system.routes());
   app.use(pages.routes());
   app.use(widgetRouter(services).routes());

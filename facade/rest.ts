@@ -13,20 +13,9 @@ import { rateLimit } from './rate-limit.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
 import { browserCors, preflight } from './browser-cors.ts';
 import { siteverifyShape } from './siteverify-shape.ts';
-import { procedureCaller } from './procedure-call.ts';
+import { procedureCaller } from './procedures.ts';
 import { checkPhase } from '../src/check-phase.ts';
 import { setHeader } from './headers.ts';
-
-/**
- * Output parsers run where they protect a client from what the service might otherwise
- * leak (API-key and public routes answer from stored rows); the hot browser and siteverify
- * routes answer from literals their modules build, so they skip it (tests run it everywhere).
- */
-function invoker(router: AnyRouter, route: RouteEntry) {
-  return procedureCaller(router, route.procedurePath, {
-    validateOutput: route.meta.auth !== 'origin' && route.meta.auth !== 'secret',
-  });
-}
 
 /**
  * Routes with a body take their fields from it, never from the query string: passwords and
@@ -105,7 +94,7 @@ export function restRoutes(services: Services, router: AnyRouter): RestRoutes {
       );
     }
     if (methodHasBody(route.method)) chain.push(fieldsInBodyOnly, parseBody);
-    const call = invoker(router, route);
+    const call = procedureCaller(router, route.procedurePath);
     const send = (ctx: Context, result: unknown) => {
       ctx.status = route.meta.successStatus ?? 200;
       if (route.meta.responseType) {

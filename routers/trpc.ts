@@ -90,6 +90,9 @@ const mapAppErrors = t.middleware(({ next }) =>
 
 export const router = t.router;
 
+/** tRPC's in-process caller for a router built here (the REST facade calls procedures with it). */
+export const createCallerFactory = t.createCallerFactory;
+
 /** Input no procedure can store or mean anything by (REST and /trpc alike). */
 const guardInput = t.middleware(({ getRawInput, next }) =>
   getRawInput().then((input) => {
