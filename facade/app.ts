@@ -14,8 +14,8 @@ import { metricsMiddleware } from './metrics.ts';
 /**
  * The HTTP facade: knows HTTP, nothing of the domain. Order matters: request id and log
  * first, then the error choke point, then the routes. No MikroORM RequestContext: each
- * request's context forks an EntityManager on first use (koa-context.ts), so a route that
- * touches no table pays for none, and no AsyncLocalStorage hooks every promise.
+ * request's context forks an EntityManager on first use (koa-context.ts, MikroORM's
+ * explicit `em.fork()`), so a route that touches no table pays for no fork.
  */
 export function createApp(
   services: Services,

@@ -6,7 +6,6 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { PGliteConnectionConfig } from 'mikro-orm-pglite';
 import { baseOptions } from './options.ts';
 import { EMBEDDED_LOCK_STALE_MS, lockEmbeddedDatabase, type HeldLock } from './lock.ts';
-import { scopeOrmStorages } from './orm-storage.ts';
 import { migrationNames } from '../../migrations/names.ts';
 
 export interface DatabaseTarget {
@@ -37,7 +36,6 @@ const embedded = new WeakSet<Orm>();
  * `overrides` are merged last (tests use them for pool sizes, debug and such).
  */
 export async function initORM(target: DatabaseTarget, overrides: Partial<Options> = {}): Promise<Database> {
-  scopeOrmStorages();
   if (target.databaseUrl) {
     const orm = await MikroORM.init({
       ...baseOptions(),
