@@ -14,7 +14,6 @@ import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.t
 import { browserCors, preflight } from './browser-cors.ts';
 import { siteverifyShape } from './siteverify-shape.ts';
 import { procedureCaller } from './procedures.ts';
-import { checkPhase } from '../src/check-phase.ts';
 import { setHeader } from './headers.ts';
 
 /**
@@ -110,17 +109,8 @@ export function restRoutes(services: Services, router: AnyRouter): RestRoutes {
         ctx.body = result ?? { ok: true };
       }
     };
-    // Browser challenge routes on memory stores run to their answer without waiting on I/O:
-    // answered in the check phase, those read in one poll go out together (v2 and v3 challenge
-    // creation +10-11% req/s at 64 connections, same CPU a request). Not on Redis, whose
-    // replies already break the batch (-8% there), nor siteverify, whose memory store waits
-    // before redeeming (a second wait cost 6%).
-    const answer =
-      route.meta.auth === 'origin' && services.stores.kind === 'memory'
-        ? (ctx: Context, result: unknown) => checkPhase().then(() => send(ctx, result))
-        : send;
     chain.push((ctx) =>
-      call(contextFromKoa(services, ctx), assembleInput(ctx, route)).then((result) => answer(ctx, result)),
+      call(contextFromKoa(services, ctx), assembleInput(ctx, route)).then((result) => send(ctx, result)),
     );
     koaRouter.register(route.routerPath, [route.method], chain);
     if (!route.routerPath.includes(':')) {
