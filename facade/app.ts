@@ -33,13 +33,12 @@ export function createApp(
   app.use(requestLog(services.log));
   app.use(errorHandler());
   app.use(metricsMiddleware(services));
-  app.use(rest.exact);
   app.use(trpcMount(services, trpcRouter));
   app.use(system.routes());
   app.use(pages.routes());
   app.use(widgetRouter(services).routes());
-  app.use(rest.router.routes());
-  app.use(rest.router.allowedMethods());
+  app.use(rest.routes());
+  app.use(rest.allowedMethods());
   app.use(system.allowedMethods());
   app.use(pages.allowedMethods());
   return app;
