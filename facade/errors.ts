@@ -95,13 +95,13 @@ function libraryStatus(err: unknown): number | undefined {
 }
 
 function fromAppError(err: AppError, unexpected: boolean): ErrorResponse {
-  const status = errorStatus[err.code];
+  const status = errorStatus[err.kind];
   const headers: Record<string, string> = { ...err.headers };
   if (err.retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(err.retryAfter)));
   const body: ErrorBody =
     status === 500
       ? errorBody('ERR_INTERNAL', 'Internal server error.')
-      : { code: err.errorCode, message: err.message, status };
+      : { code: err.code, message: err.message, status };
   if (err.errors) body.errors = err.errors;
   if (err.reason) body.reason = err.reason;
   return { status, body, headers, unexpected: unexpected || status >= 500 };

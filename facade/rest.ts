@@ -85,7 +85,10 @@ export function restRoutes(services: Services, router: AnyRouter): Router {
         ctx.type = route.meta.responseType;
         ctx.set('Cache-Control', 'no-store');
       }
-      if (result && typeof result === 'object' && !Buffer.isBuffer(result)) {
+      if (route.meta.errorShape === 'siteverify') {
+        // A verdict, left an object for siteverifyShape to count; Koa sends it as JSON.
+        ctx.body = result;
+      } else if (result && typeof result === 'object' && !Buffer.isBuffer(result)) {
         // Same JSON as Koa would send; stored JSON (RawJson) goes through as it is.
         ctx.type = 'json';
         ctx.body = encodeWithRaw(result);

@@ -139,7 +139,7 @@ export function widgetRouter(services: Services): Router {
       try {
         await demoLimit(ctx, next);
       } catch (err) {
-        if (!(err instanceof AppError) || err.code !== 'RATE_LIMITED') throw err;
+        if (!(err instanceof AppError) || err.kind !== 'RATE_LIMITED') throw err;
         const nonce = randomBytes(16).toString('base64');
         const after = err.retryAfter ?? 60;
         ctx.set('Retry-After', String(after));

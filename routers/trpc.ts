@@ -63,9 +63,9 @@ const t = initTRPC
           code: shape.data.code,
           httpStatus: shape.data.httpStatus,
           path: shape.data.path,
-          appCode: app?.code,
+          appCode: app?.kind,
           /** The stable public code, as in REST error bodies (`ERR_NOT_FOUND`, ...). */
-          errorCode: app?.errorCode,
+          errorCode: app?.code,
           errors: app?.errors,
           reason: app?.reason,
         },
@@ -82,7 +82,7 @@ const mapAppErrors = t.middleware(({ next }) =>
   next().then((result) => {
     if (!result.ok && result.error.cause instanceof AppError) {
       const app = result.error.cause;
-      throw new TRPCError({ code: trpcCodeOf[app.code], message: app.message, cause: app });
+      throw new TRPCError({ code: trpcCodeOf[app.kind], message: app.message, cause: app });
     }
     return result;
   }),

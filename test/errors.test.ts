@@ -12,18 +12,16 @@ describe('error codes', () => {
 
   it('keeps the old constructor: a kind alone gets its default code', () => {
     const err = new AppError('RATE_LIMITED', 'Slow down.', { retryAfter: 3 });
-    expect(err.code).toBe('RATE_LIMITED');
-    expect(err.errorCode).toBe('ERR_RATE_LIMITED');
+    expect(err.kind).toBe('RATE_LIMITED');
+    expect(err.code).toBe('ERR_RATE_LIMITED');
     expect(err.status).toBe(429);
-    expect(notFound('Report').errorCode).toBe('ERR_NOT_FOUND');
-    expect(validationError('url', 'Bad.').errorCode).toBe('ERR_VALIDATION');
+    expect(notFound('Report').code).toBe('ERR_NOT_FOUND');
+    expect(validationError('url', 'Bad.').code).toBe('ERR_VALIDATION');
   });
 
   it('takes a code of the same status, and ignores one of another status', () => {
-    expect(new AppError('VALIDATION_FAILED', 'x', { code: 'ERR_ANALYSIS_FAILED' }).errorCode).toBe(
-      'ERR_ANALYSIS_FAILED',
-    );
-    expect(new AppError('NOT_FOUND', 'x', { code: 'ERR_RATE_LIMITED' }).errorCode).toBe('ERR_NOT_FOUND');
+    expect(new AppError('VALIDATION_FAILED', 'x', { code: 'ERR_ANALYSIS_FAILED' }).code).toBe('ERR_ANALYSIS_FAILED');
+    expect(new AppError('NOT_FOUND', 'x', { code: 'ERR_RATE_LIMITED' }).code).toBe('ERR_NOT_FOUND');
   });
 
   it('builds {code, message, status, errors?} at the choke point, and hides internals', () => {
