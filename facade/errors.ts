@@ -122,6 +122,8 @@ const connectionMessages = [
   'client was closed and is not queryable',
   'connection ended unexpectedly',
   'connection closed',
+  // knex, for a query on a transaction whose connection died under it (rolled back by then).
+  'transaction query already complete',
 ];
 
 /**

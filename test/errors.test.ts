@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { TRPCError } from '@trpc/server';
 import { AppError, defaultCodeOf, errorCodes, errorStatus, notFound, validationError } from '../src/errors.ts';
 import { errorBody, toErrorResponse } from '../facade/errors.ts';
 
@@ -49,6 +50,9 @@ describe('error codes', () => {
     const down = toErrorResponse(Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }));
     expect(down.body.code).toBe('ERR_UNAVAILABLE');
     expect(down.headers['Retry-After']).toBe('5');
+    // What knex answers for a query on a transaction whose PostgreSQL connection was killed.
+    const midWrite = new Error('Transaction query already complete, run with DEBUG=knex:tx for more info');
+    expect(toErrorResponse(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: midWrite })).status).toBe(503);
     expect(errorBody('ERR_HEADERS_TOO_LARGE', 'Too large.')).toEqual({
       code: 'ERR_HEADERS_TOO_LARGE',
       message: 'Too large.',
