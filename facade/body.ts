@@ -52,16 +52,22 @@ export function bodyParser(limitBytes: number): Middleware {
       throw Object.assign(err as Error, { status: 400 });
     }
   };
-  const read = (ctx: Context): Promise<string> =>
-    coBody.text(ctx, textOptions).catch((err: unknown) => {
+  const read = async (ctx: Context): Promise<string> => {
+    try {
+      return (await coBody.text(ctx, textOptions)) as string;
+    } catch (err) {
       // A body that does not inflate under its Content-Encoding is malformed, not our failure.
       if (/^Z_/.test(String((err as { code?: unknown })?.code))) {
         throw new AppError('BAD_REQUEST', 'Malformed request body.', { cause: err });
       }
       throw err;
-    }) as Promise<string>;
+    }
+  };
   return async (ctx, next) => {
-    if (!hasBody(ctx.req)) return next();
+    if (!hasBody(ctx.req)) {
+      await next();
+      return;
+    }
     const kind = bodyKind(ctx);
     if (!kind) {
       throw new AppError(
@@ -70,7 +76,7 @@ export function bodyParser(limitBytes: number): Middleware {
       );
     }
     ctx.request.body = parseText(kind, await read(ctx));
-    return next();
+    await next();
   };
 }
 

@@ -9,7 +9,7 @@ import {
 } from '../src/errors.ts';
 
 /**
- * The one error body of every route but siteverify (DESIGN section 5): `code` is stable and
+ * The one error body of every route but siteverify (docs/api.md): `code` is stable and
  * documented (src/errors.ts `errorCodes`), `message` is for people, `status` repeats the
  * HTTP status, `errors` lists the fields of a 422.
  */
@@ -128,7 +128,7 @@ const connectionMessages = [
 
 /**
  * Whether a failure means a dependency is down rather than a bug: such requests get 503
- * with Retry-After (DESIGN section 5), not a bare 500. Looks through `cause` chains, since
+ * with Retry-After (docs/api.md), not a bare 500. Looks through `cause` chains, since
  * tRPC and MikroORM wrap driver errors.
  */
 function dependencyDown(err: unknown): boolean {

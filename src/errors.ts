@@ -24,7 +24,7 @@ export type ErrorKind = keyof typeof errorStatus;
 
 /**
  * Every code an error body may carry, with its status and what it means. Codes are stable:
- * a client may match on them; messages are for people and may change. README's table of
+ * a client may match on them; messages are for people and may change. docs/api.md's table of
  * error codes and the OpenAPI document are made from this list.
  */
 export const errorCodes = {

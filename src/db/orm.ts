@@ -125,7 +125,7 @@ const MIGRATION_LOCK = 727002;
 export async function migrate(orm: Orm): Promise<string[]> {
   if (await allApplied(orm)) return [];
   // Loaded only when there is something to apply: the migrator, umzug and every migration's
-  // module took about 140 ms of each start.
+  // module.
   const { migratorOf } = await import('./migrator.ts');
   const migrator = migratorOf(orm);
   if (embedded.has(orm)) return (await migrator.up()).map((m) => m.name);
