@@ -14,7 +14,7 @@ import { createReportFromRequest, updateReportFromRequest } from '../src/reports
 import { buildPage, listPath, pageWindow } from '../src/reports/pagination.ts';
 import { storedUrlSearch } from '../src/reports/urls.ts';
 import { notFound } from '../src/errors.ts';
-import { parseId as parseNumericId } from '../src/ids.ts';
+import { parseId as parseNumericId } from '../src/input/ids.ts';
 import { RawJson } from '../src/raw-json.ts';
 import type { Privacy } from '../src/entities/report.entity.ts';
 

@@ -3,7 +3,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { AppError, type ErrorKind, type PublicErrorCode } from '../src/errors.ts';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
-import { rejectNulCharacters } from '../src/input-guards.ts';
+import { rejectNulCharacters } from '../src/input/guards.ts';
 import type { InnerContext } from './context.ts';
 
 /** How a caller proves who it is. The facade reads this to pick its checks. */
