@@ -242,7 +242,7 @@ describe('routes outside the OpenAPI document under hostile input', () => {
   );
 
   // Regression: a NUL in a stored field once reached PostgreSQL through /trpc (500); the base
-  // procedure now refuses it for every transport (src/input-guards.ts).
+  // procedure now refuses it for every transport (src/input/guards.ts).
   it('answers a NUL in a stored field on /trpc below 500', async () => {
     const req: HostileRequest = {
       method: 'POST',
