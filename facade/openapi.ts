@@ -27,7 +27,7 @@ const rateLimitHeaders = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateL
 /** `{code, message, status, errors?}`: the body of every failure but siteverify's. */
 const errorSchema = {
   type: 'object',
-  description: 'A failure. `code` is stable (see the README table); `message` is for people.',
+  description: 'A failure. `code` is stable (see the table in docs/api.md); `message` is for people.',
   properties: {
     code: { type: 'string', enum: Object.keys(errorCodes) },
     message: { type: 'string' },

@@ -87,7 +87,14 @@ export function issueToken(
 ): IssuedToken {
   const iat = deps.now();
   const token = sealToken(
-    { id: newTokenId(), site: admitted.site.sitekey, hostname: admitted.hostname, iat, net: admitted.network, ...claims },
+    {
+      id: newTokenId(),
+      site: admitted.site.sitekey,
+      hostname: admitted.hostname,
+      iat,
+      net: admitted.network,
+      ...claims,
+    },
     deps.tokenKey,
   );
   return { token, expires_at: new Date(iat + TOKEN_TTL_MS).toISOString() };

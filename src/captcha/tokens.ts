@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { pooledRandomBytes } from '../random-bytes.ts';
+import { pooledRandomBytes } from './random-bytes.ts';
 import { keyObject } from './subkeys.ts';
+import { TOKEN_LIMITS } from './wire.ts';
 
 /**
  * Sealed verification tokens: the claims a widget earned, encrypted and authenticated with
@@ -18,9 +19,6 @@ export const TOKEN_TTL_MS = 300_000;
 
 /** Upper bound on the length of a sealed token, in characters. */
 export const MAX_TOKEN_LENGTH = 2048;
-
-/** Field bounds enforced by {@link sealToken}. */
-export const TOKEN_LIMITS = { action: 64, cdata: 255, site: 128, hostname: 253, net: 64 } as const;
 
 export type TokenKind = 'v1' | 'v2' | 'v3';
 
@@ -204,6 +202,6 @@ function parseClaims(plaintext: Buffer): TokenClaims | null {
     action: action,
     score: score,
     cdata: cdata,
-    net: net as string | null,
+    net: net,
   };
 }

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { pooledRandomBytes } from '../random-bytes.ts';
+import { pooledRandomBytes } from './random-bytes.ts';
 import { AppError, notFound, validationError } from '../errors.ts';
 import { answerMatches, deriveAnswer, sameAnswer } from './answer.ts';
 import { openAnswer } from './answer-seal.ts';

@@ -7,10 +7,10 @@ import {
   newTokenId,
   openToken,
   sealToken,
-  TOKEN_LIMITS,
   TOKEN_TTL_MS,
   type TokenClaims,
 } from '../../src/captcha/tokens.ts';
+import { TOKEN_LIMITS } from '../../src/captcha/wire.ts';
 
 const key = randomBytes(32);
 const claims = (over: Partial<TokenClaims> = {}): TokenClaims => ({
