@@ -1,7 +1,9 @@
 /**
  * The layer rules of the README's code map, checked in CI (`npm run lint`):
  *   bin -> facade -> routers -> src (config, db, entities, stores, domain modules)
- * Imports only point down; nothing imports in a cycle.
+ * Imports only point down; nothing imports in a cycle. The browser widget (widget/) stands
+ * beside the server: it takes only types from the server (the wire contract), and the server
+ * takes only its bundler (widget/build.ts) and script table (widget/compat/scripts.ts).
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -45,8 +47,22 @@ module.exports = {
       name: 'not-to-test',
       severity: 'error',
       comment: 'Shipped code never imports test code.',
-      from: { path: '^(src|routers|facade|bin|migrations)/' },
+      from: { path: '^(src|routers|facade|bin|migrations|widget)/' },
       to: { path: '^test/' },
+    },
+    {
+      name: 'widget-is-browser-code',
+      severity: 'error',
+      comment: 'The widget runs in browsers: from the server it may import types only (src/captcha/wire.ts).',
+      from: { path: '^widget/', pathNot: '^widget/build\\.ts$' },
+      to: { path: '^(src|routers|facade|bin|migrations)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'server-not-to-widget-sources',
+      severity: 'error',
+      comment: 'The server serves the widget as built bundles; it imports only the bundler and the script table.',
+      from: { path: '^(src|routers|facade|bin|migrations)/' },
+      to: { path: '^widget/', pathNot: '^widget/(build|compat/scripts)\\.ts$' },
     },
     {
       name: 'no-unresolvable',

@@ -9,7 +9,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { openStores } from '../src/stores/index.ts';
 import { observe, recordRedeemed, SECURITY_LEVELS, workSize, type SecurityLevel } from '../src/captcha/evidence.ts';
 import { expectedHashes, issueWork, solveWork, type WorkSize } from '../src/captcha/work.ts';
-import { WIDGET_TARGET } from '../src/widget-build.ts';
+import { WIDGET_TARGET } from '../widget/build.ts';
 import { createSite } from '../src/captcha/sites.ts';
 import { createKeyedUser, openTestServices, startTestServer } from '../test/helpers/services.ts';
 
@@ -36,7 +36,7 @@ import { createKeyedUser, openTestServices, startTestServer } from '../test/help
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const WORKER_ENTRY = fileURLToPath(new URL('../src/widget/work-worker.ts', import.meta.url));
+const WORKER_ENTRY = fileURLToPath(new URL('../widget/work-worker.ts', import.meta.url));
 const LEVELS: SecurityLevel[] = ['low', 'default', 'high'];
 
 function nativeRate(ms = 1500): number {
@@ -85,7 +85,7 @@ async function pageServer(pages: Map<string, string>) {
   };
 }
 
-/** One Chromium worker's hashes/s on the widget's solver: a bench bundle of src/widget/work.ts. */
+/** One Chromium worker's hashes/s on the widget's solver: a bench bundle of widget/work.ts. */
 async function workerRate(browser: Browser, origin: string, pages: Map<string, string>): Promise<number> {
   const worker = await build({
     entryPoints: [WORKER_ENTRY],
@@ -99,7 +99,7 @@ async function workerRate(browser: Browser, origin: string, pages: Map<string, s
   });
   const page = await build({
     stdin: {
-      contents: `import { startWork } from './src/widget/work.ts'; window.benchWork = startWork;`,
+      contents: `import { startWork } from './widget/work.ts'; window.benchWork = startWork;`,
       resolveDir: process.cwd(),
       loader: 'ts',
     },

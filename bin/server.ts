@@ -7,10 +7,8 @@ import { ensureInitialAccount } from '../src/accounts/users.ts';
 import { createApp } from '../facade/app.ts';
 import { listen } from '../facade/server.ts';
 import { startDemo } from '../src/demo/site.ts';
-import { tuneHeapForService } from '../src/heap.ts';
 
 async function main(): Promise<void> {
-  tuneHeapForService();
   let config;
   try {
     config = loadConfig();

@@ -317,7 +317,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description A failure. `code` is stable (see the README table); `message` is for people. */
+        /** @description A failure. `code` is stable (see the table in docs/api.md); `message` is for people. */
         Error: {
             /** @enum {string} */
             code: "ERR_BAD_REQUEST" | "ERR_UNAUTHORIZED" | "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID" | "ERR_FORBIDDEN" | "ERR_ORIGIN_NOT_ALLOWED" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_REQUEST_TIMEOUT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED" | "ERR_RATE_LIMITED" | "ERR_HEADERS_TOO_LARGE" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY" | "ERR_NOT_READY";
@@ -466,6 +466,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -485,6 +492,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -503,6 +517,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -522,6 +543,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -594,6 +622,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -612,6 +647,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -630,6 +672,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -648,6 +697,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -666,6 +722,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -685,6 +753,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -703,6 +778,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -722,6 +804,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -766,6 +855,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -784,6 +880,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -802,6 +905,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -821,6 +936,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -839,6 +961,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -858,6 +987,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -924,6 +1060,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -942,6 +1085,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -960,6 +1110,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -978,6 +1135,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -996,6 +1160,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -1014,6 +1185,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1033,6 +1216,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1051,6 +1241,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1070,6 +1267,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -1142,6 +1346,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -1160,6 +1371,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -1178,6 +1396,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -1196,6 +1421,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -1214,6 +1446,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -1232,6 +1471,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1251,6 +1502,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1269,6 +1527,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1288,6 +1553,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -1323,8 +1595,15 @@ export interface operations {
                         data: {
                             /** @enum {string} */
                             category: "seo" | "performance" | "security" | "miscellaneous";
-                            /** @description For a count: what is counted, in the plural. */
-                            counted?: string;
+                            /** @description For a count: the noun counted by plural category (Intl.PluralRules; `other` is always there), e.g. {"one": "link", "other": "links"}. */
+                            counted?: {
+                                few?: string;
+                                many?: string;
+                                one?: string;
+                                other: string;
+                                two?: string;
+                                zero?: string;
+                            };
                             /** @description What the check measures and why it matters. */
                             description: string;
                             /** @description For a `fields` format: the label of each key of the value. */
@@ -1428,6 +1707,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -1446,6 +1732,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1465,6 +1763,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1483,6 +1788,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1502,6 +1814,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -1582,6 +1901,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -1600,6 +1926,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1619,6 +1957,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1637,6 +1982,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1656,6 +2008,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -1708,6 +2067,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -1726,6 +2092,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -1744,6 +2117,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1763,6 +2148,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1781,6 +2173,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1800,6 +2199,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -1904,6 +2310,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -1922,6 +2335,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -1941,6 +2366,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -1959,6 +2391,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -1978,6 +2417,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -2072,6 +2518,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -2090,6 +2543,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -2108,6 +2568,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -2126,6 +2593,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -2147,6 +2621,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED";
@@ -2166,6 +2652,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -2184,6 +2677,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -2207,6 +2707,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY";
@@ -2284,6 +2791,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -2302,6 +2816,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -2320,6 +2841,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -2339,6 +2872,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -2357,6 +2897,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -2376,6 +2923,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -2474,6 +3028,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -2492,6 +3053,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -2510,6 +3078,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -2528,6 +3103,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -2546,6 +3128,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -2567,6 +3156,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED";
@@ -2586,6 +3187,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -2604,6 +3212,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -2627,6 +3242,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY";
@@ -2679,6 +3301,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -2697,6 +3326,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -2715,6 +3351,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -2734,6 +3382,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -2752,6 +3407,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -2771,6 +3433,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -2869,6 +3538,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -2887,6 +3563,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
@@ -2905,6 +3588,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -2923,6 +3613,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -2941,6 +3638,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -2962,6 +3666,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED";
@@ -2981,6 +3697,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -2999,6 +3722,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -3022,6 +3752,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY";
@@ -3191,6 +3928,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -3209,6 +3953,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -3227,6 +3978,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -3245,6 +4003,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -3263,6 +4028,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -3282,6 +4059,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -3300,6 +4084,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -3319,6 +4110,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -3415,6 +4213,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -3433,6 +4238,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -3451,6 +4263,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -3469,6 +4288,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -3487,6 +4313,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -3505,6 +4338,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -3524,6 +4369,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -3542,6 +4394,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -3561,6 +4420,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";
@@ -3634,6 +4500,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_BAD_REQUEST";
@@ -3652,6 +4525,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_ORIGIN_NOT_ALLOWED";
@@ -3670,6 +4550,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_NOT_FOUND";
@@ -3688,6 +4575,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_PAYLOAD_TOO_LARGE";
@@ -3706,6 +4600,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
@@ -3724,6 +4625,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_VALIDATION";
@@ -3743,6 +4656,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_RATE_LIMITED";
@@ -3761,6 +4681,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_INTERNAL";
@@ -3780,6 +4707,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE";

@@ -16,14 +16,14 @@ import type { Context } from 'koa';
 
 const gzip = promisify(gzipCallback);
 
-/** The CSP of the page and its assets: nothing from elsewhere, no inline script, no eval. */
+/** The CSP of the page and its assets: nothing from elsewhere, no inline script or style, no eval. */
 export const apiDocsCsp =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
   "font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const require = createRequire(import.meta.url);
-const distDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-const viewerVersion = (require('swagger-ui-dist/package.json') as { version: string }).version;
+/** The package's folder, found on the first request (nothing is resolved at start). */
+const distDir = () => path.dirname(require.resolve('swagger-ui-dist/package.json'));
 
 /** The initializer: the viewer on our document, with the API key kept only for the tab's life. */
 const initializer = `"use strict";
@@ -42,7 +42,7 @@ window.addEventListener("load", function () {
 });
 `;
 
-const page = `<!doctype html>
+const page = (viewerVersion: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>API reference</title>
 <link rel="icon" href="data:,">
@@ -53,6 +53,9 @@ const page = `<!doctype html>
 <script src="/api/docs/swagger-ui-bundle.js?v=${viewerVersion}"></script>
 <script src="/api/docs/init.js?v=${viewerVersion}"></script>
 </body></html>`;
+
+/** The viewer's version, in asset addresses so they can be cached for good. */
+const version = (): string => (require('swagger-ui-dist/package.json') as { version: string }).version;
 
 interface Asset {
   type: string;
@@ -69,11 +72,11 @@ async function asset(type: string, body: Buffer): Promise<Asset> {
 /** The files served, each loaded and compressed on its first request. */
 const sources: Record<string, () => Promise<Asset>> = {
   '/api/docs/swagger-ui-bundle.js': async () =>
-    asset('application/javascript; charset=utf-8', await readFile(path.join(distDir, 'swagger-ui-bundle.js'))),
+    asset('application/javascript; charset=utf-8', await readFile(path.join(distDir(), 'swagger-ui-bundle.js'))),
   '/api/docs/swagger-ui.css': async () =>
-    asset('text/css; charset=utf-8', await readFile(path.join(distDir, 'swagger-ui.css'))),
+    asset('text/css; charset=utf-8', await readFile(path.join(distDir(), 'swagger-ui.css'))),
   '/api/docs/init.js': () => asset('application/javascript; charset=utf-8', Buffer.from(initializer)),
-  '/api/docs': () => asset('text/html; charset=utf-8', Buffer.from(page)),
+  '/api/docs': () => asset('text/html; charset=utf-8', Buffer.from(page(version()))),
 };
 
 function secure(ctx: Context): void {
@@ -115,7 +118,7 @@ export function apiDocsRouter(): Router {
   const r = new Router();
   for (const p of Object.keys(sources)) {
     r.get(p, async (ctx) => {
-      const versioned = p !== '/api/docs' && ctx.query.v === viewerVersion;
+      const versioned = p !== '/api/docs' && ctx.query.v === version();
       const cache = p === '/api/docs' ? 'no-cache' : versioned ? 'public, max-age=31536000, immutable' : 'no-cache';
       send(ctx, await load(p), cache);
     });

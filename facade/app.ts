@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import type { AnyRouter } from '@trpc/server';
-import { appRouter } from '../routers/root.ts';
+import { appRouter, typedClientRouter } from '../routers/root.ts';
 import type { Services } from '../routers/context.ts';
 import { errorHandler } from './error-handler.ts';
 import { requestLog } from './request-log.ts';
@@ -16,10 +16,14 @@ import { securityHeaders } from './security-headers.ts';
 /**
  * The HTTP facade: knows HTTP, nothing of the domain. Order matters: request id and log
  * first, then the error choke point, then the routes. No MikroORM RequestContext: each
- * request's context forks an EntityManager on first use (koa-context.ts), so a route that
- * touches no table pays for none, and no AsyncLocalStorage hooks every promise.
+ * request's context forks an EntityManager on first use (koa-context.ts, MikroORM's
+ * explicit `em.fork()`), so a route that touches no table pays for no fork.
  */
-export function createApp(services: Services, router: AnyRouter = appRouter): Koa {
+export function createApp(
+  services: Services,
+  router: AnyRouter = appRouter,
+  trpcRouter: AnyRouter = typedClientRouter,
+): Koa {
   // Behind a proxy, the client is the address the proxy appended last to X-Forwarded-For
   // (maxIpsCount 1): entries a client wrote itself further left are not trusted.
   const app = new Koa({ proxy: services.config.TRUST_PROXY, maxIpsCount: 1 });
@@ -32,14 +36,13 @@ export function createApp(services: Services, router: AnyRouter = appRouter): Ko
   app.use(securityHeaders(services.config));
   app.use(errorHandler());
   app.use(metricsMiddleware(services));
-  app.use(rest.exact);
-  app.use(trpcMount(services, router));
+  app.use(trpcMount(services, trpcRouter));
   app.use(system.routes());
   app.use(apiDocsRouter().routes());
   app.use(pages.routes());
   app.use(widgetRouter(services).routes());
-  app.use(rest.router.routes());
-  app.use(rest.router.allowedMethods());
+  app.use(rest.routes());
+  app.use(rest.allowedMethods());
   app.use(system.allowedMethods());
   app.use(pages.allowedMethods());
   return app;

@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
 import type { Context, Middleware } from 'koa';
-import type { IncomingMessage } from 'node:http';
 import bourne from '@hapi/bourne';
 import coBody from 'co-body';
 import qs from 'qs';
@@ -23,70 +22,11 @@ export function hasBody(req: { headers: Record<string, string | string[] | undef
 /** What a body is parsed as, from its Content-Type. */
 type BodyKind = 'json' | 'form';
 
-/**
- * The body kind of `ctx`'s Content-Type: `application/json` (with or without parameters)
- * without type-is, anything else through `ctx.is` (which also takes `+json` types and forms).
- */
+/** The body kind of `ctx`'s Content-Type (`+json` types count as JSON), or undefined. */
 function bodyKind(ctx: Context): BodyKind | undefined {
-  const header = ctx.req.headers['content-type'];
-  if (header === 'application/json' || header?.startsWith('application/json;')) return 'json';
   const type = ctx.is('application/json', '+json', 'application/x-www-form-urlencoded');
   if (!type) return undefined;
   return type === 'application/x-www-form-urlencoded' ? 'form' : 'json';
-}
-
-/** An error carrying an HTTP status, mapped like co-body's own (facade/errors.ts). */
-function httpError(status: number, message: string): Error & { status: number } {
-  return Object.assign(new Error(message), { status });
-}
-
-/** The Content-Length of a body sent as it is (no Content-Encoding), or undefined. */
-function plainLength(req: IncomingMessage): number | undefined {
-  const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return undefined;
-  const length = req.headers['content-length'];
-  return length === undefined ? undefined : Number(length);
-}
-
-/**
- * Reads a body of known length sent as it is: one listener per event and one Buffer, instead
- * of raw-body's stream decoder and its five listeners. Past `limitBytes` (declared or
- * received) 413, a body that ends short 400; decoded as UTF-8 with a leading BOM dropped,
- * as iconv-lite does for co-body.
- */
-function readPlainBody(req: IncomingMessage, length: number, limitBytes: number): Promise<string> {
-  if (length > limitBytes) return Promise.reject(httpError(413, 'request entity too large'));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const fail = (err: Error) => {
-      cleanup();
-      reject(err);
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limitBytes) fail(httpError(413, 'request entity too large'));
-      else chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      if (received !== length) return reject(httpError(400, 'request size did not match content length'));
-      const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received)).toString('utf8');
-      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-    };
-    const onError = (err: Error) => fail(Object.assign(err, { status: 400 }));
-    const onClose = () => fail(httpError(400, 'request aborted'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
 }
 
 /** What co-body takes as a JSON body in strict mode: an object or an array after JSON whitespace. */
@@ -94,17 +34,14 @@ const strictJson = /^[ \t\n\r]*[[{]/;
 
 /**
  * Parses JSON and form bodies up to `limitBytes` (413 past the limit, 400 for malformed
- * JSON). A body of known length sent as it is, the usual case, is read by
- * {@link readPlainBody} and parsed as co-body parses it (strict JSON through bourne, which
- * refuses `__proto__` keys; forms through qs with the same bounds); chunked and gzip or
- * deflate bodies go through co-body itself, which inflates them. Any other content type
- * with a body is a 415. Nested form keys are bounded so a hostile body cannot build huge
- * objects.
+ * JSON). co-body reads the body (inflating gzip or deflate, checking its length, decoding
+ * UTF-8); the text is parsed as co-body's strict JSON, through bourne, which refuses
+ * `__proto__` keys, and forms through qs with nested keys bounded, so a hostile body cannot
+ * build huge objects. Any other content type with a body is a 415.
  */
 export function bodyParser(limitBytes: number): Middleware {
-  const jsonOptions = { limit: limitBytes, strict: true, encoding: 'utf-8' as const };
+  const textOptions = { limit: limitBytes, encoding: 'utf-8' as const };
   const queryString = { depth: 3, parameterLimit: 200, arrayLimit: 50, allowDots: true };
-  const formOptions = { limit: limitBytes, encoding: 'utf-8' as const, queryString };
   const parseText = (kind: BodyKind, text: string): unknown => {
     try {
       if (kind === 'form') return qs.parse(text, queryString);
@@ -115,7 +52,22 @@ export function bodyParser(limitBytes: number): Middleware {
       throw Object.assign(err as Error, { status: 400 });
     }
   };
-  const parse = (ctx: Context): Promise<unknown> => {
+  const read = async (ctx: Context): Promise<string> => {
+    try {
+      return (await coBody.text(ctx, textOptions)) as string;
+    } catch (err) {
+      // A body that does not inflate under its Content-Encoding is malformed, not our failure.
+      if (/^Z_/.test(String((err as { code?: unknown })?.code))) {
+        throw new AppError('BAD_REQUEST', 'Malformed request body.', { cause: err });
+      }
+      throw err;
+    }
+  };
+  return async (ctx, next) => {
+    if (!hasBody(ctx.req)) {
+      await next();
+      return;
+    }
     const kind = bodyKind(ctx);
     if (!kind) {
       throw new AppError(
@@ -123,25 +75,8 @@ export function bodyParser(limitBytes: number): Middleware {
         'Unsupported content type; send application/json or application/x-www-form-urlencoded.',
       );
     }
-    const length = plainLength(ctx.req);
-    if (length !== undefined && Number.isSafeInteger(length)) {
-      return readPlainBody(ctx.req, length, limitBytes).then((text) => parseText(kind, text));
-    }
-    return (kind === 'form' ? coBody.form(ctx, formOptions) : coBody.json(ctx, jsonOptions)).catch((err: unknown) => {
-      // A body that does not inflate under its Content-Encoding is malformed, not our failure.
-      if (/^Z_/.test(String((err as { code?: unknown })?.code))) {
-        throw new AppError('BAD_REQUEST', 'Malformed request body.', { cause: err });
-      }
-      throw err;
-    });
-  };
-  // Not an async function: a request without a body passes through with no promise of its own.
-  return (ctx, next) => {
-    if (!hasBody(ctx.req)) return next();
-    return parse(ctx).then((body) => {
-      ctx.request.body = body;
-      return next();
-    });
+    ctx.request.body = parseText(kind, await read(ctx));
+    await next();
   };
 }
 

@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
 import { toErrorResponse } from './errors.ts';
-import { addVary, setHeader } from './headers.ts';
 
 const exposed = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id';
 
@@ -12,12 +11,12 @@ const exposed = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLi
  */
 export function browserCors(): Middleware {
   return async (ctx, next) => {
-    addVary(ctx, 'Origin');
+    ctx.vary('Origin');
     const origin = ctx.get('Origin');
     const allow = () => {
       if (!origin) return;
-      setHeader(ctx, 'Access-Control-Allow-Origin', origin);
-      setHeader(ctx, 'Access-Control-Expose-Headers', exposed);
+      ctx.set('Access-Control-Allow-Origin', origin);
+      ctx.set('Access-Control-Expose-Headers', exposed);
     };
     try {
       await next();

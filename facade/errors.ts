@@ -9,7 +9,7 @@ import {
 } from '../src/errors.ts';
 
 /**
- * The one error body of every route but siteverify (DESIGN section 5): `code` is stable and
+ * The one error body of every route but siteverify (docs/api.md): `code` is stable and
  * documented (src/errors.ts `errorCodes`), `message` is for people, `status` repeats the
  * HTTP status, `errors` lists the fields of a 422.
  */
@@ -95,13 +95,13 @@ function libraryStatus(err: unknown): number | undefined {
 }
 
 function fromAppError(err: AppError, unexpected: boolean): ErrorResponse {
-  const status = errorStatus[err.code];
+  const status = errorStatus[err.kind];
   const headers: Record<string, string> = { ...err.headers };
   if (err.retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(err.retryAfter)));
   const body: ErrorBody =
     status === 500
       ? errorBody('ERR_INTERNAL', 'Internal server error.')
-      : { code: err.errorCode, message: err.message, status };
+      : { code: err.code, message: err.message, status };
   if (err.errors) body.errors = err.errors;
   if (err.reason) body.reason = err.reason;
   return { status, body, headers, unexpected: unexpected || status >= 500 };
@@ -122,11 +122,13 @@ const connectionMessages = [
   'client was closed and is not queryable',
   'connection ended unexpectedly',
   'connection closed',
+  // knex, for a query on a transaction whose connection died under it (rolled back by then).
+  'transaction query already complete',
 ];
 
 /**
  * Whether a failure means a dependency is down rather than a bug: such requests get 503
- * with Retry-After (DESIGN section 5), not a bare 500. Looks through `cause` chains, since
+ * with Retry-After (docs/api.md), not a bare 500. Looks through `cause` chains, since
  * tRPC and MikroORM wrap driver errors.
  */
 function dependencyDown(err: unknown): boolean {

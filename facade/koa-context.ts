@@ -98,8 +98,7 @@ class KoaRequestInfo implements RequestInfo {
  * own enumerable getter (so spreading a context copies it), one function shared by every
  * context. A getter written in the context's literal is a new function per request: each
  * context then gets a hidden class of its own, made in old space, which holds that request's
- * objects past every young-generation collection (siteverify promoted about 7 KB a request,
- * and its collection pauses were twice what they are now).
+ * objects past every young-generation collection.
  */
 const requestLogProperty = {
   get(this: { request: KoaRequestInfo }): Logger {

@@ -27,7 +27,7 @@ const rateLimitHeaders = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateL
 /** `{code, message, status, errors?}`: the body of every failure but siteverify's. */
 const errorSchema = {
   type: 'object',
-  description: 'A failure. `code` is stable (see the README table); `message` is for people.',
+  description: 'A failure. `code` is stable (see the table in docs/api.md); `message` is for people.',
   properties: {
     code: { type: 'string', enum: Object.keys(errorCodes) },
     message: { type: 'string' },
@@ -92,7 +92,18 @@ function errorResponses(route: RouteEntry, limited: boolean): Record<string, Jso
       // CommonMark, as every OpenAPI viewer renders descriptions: one list item per code.
       description: codes.map((c) => `- \`${c}\`: ${errorCodes[c].description}`).join('\n'),
       headers: hs,
-      content: { 'application/json': { schema } },
+      // An example of this status's own code (viewers would otherwise show the first code of all).
+      content: {
+        'application/json': {
+          schema,
+          example: {
+            code: codes[0],
+            message: errorCodes[codes[0]].description.replaceAll('`', ''),
+            status,
+            ...(status === 422 ? { errors: { field: ['The field is not valid.'] } } : {}),
+          },
+        },
+      },
     };
   }
   return out;

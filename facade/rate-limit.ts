@@ -5,7 +5,6 @@ import { AppError } from '../src/errors.ts';
 import type { Stores } from '../src/stores/index.ts';
 import type { Metrics } from '../src/metrics.ts';
 import { facadeState } from './koa-context.ts';
-import { setHeader } from './headers.ts';
 
 export interface LimitOptions {
   /** Distinguishes this limit's counters from other limits'. */
@@ -32,7 +31,7 @@ export interface LimitOptions {
  */
 function wholeSecondReset(ctx: Context): void {
   const reset = Number(ctx.response.get('X-RateLimit-Reset'));
-  if (reset > 0 && !Number.isInteger(reset)) setHeader(ctx, 'X-RateLimit-Reset', String(Math.ceil(reset)));
+  if (reset > 0 && !Number.isInteger(reset)) ctx.set('X-RateLimit-Reset', String(Math.ceil(reset)));
 }
 
 /**

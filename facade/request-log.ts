@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { setHeader } from './headers.ts';
 
 const acceptableId = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -52,7 +51,7 @@ export function requestLog(log: Logger): Middleware {
     const requestId = incoming && acceptableId.test(incoming) ? incoming : randomUUID();
     const state = new RequestState(requestId, log);
     ctx.state = state;
-    setHeader(ctx, 'X-Request-Id', requestId);
+    ctx.set('X-Request-Id', requestId);
     const logLine = log.isLevelEnabled('info');
     const started = logLine ? performance.now() : 0;
     const done = () => {

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import compose from 'koa-compose';
 import type { Context, Middleware } from 'koa';
 import type { AnyRouter } from '@trpc/server';
 import { AppError, notFound } from '../src/errors.ts';
@@ -13,20 +12,7 @@ import { rateLimit } from './rate-limit.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
 import { browserCors, preflight } from './browser-cors.ts';
 import { siteverifyShape } from './siteverify-shape.ts';
-import { procedureCaller } from './procedure-call.ts';
-import { checkPhase } from '../src/check-phase.ts';
-import { setHeader } from './headers.ts';
-
-/**
- * Output parsers run where they protect a client from what the service might otherwise
- * leak (API-key and public routes answer from stored rows); the hot browser and siteverify
- * routes answer from literals their modules build, so they skip it (tests run it everywhere).
- */
-function invoker(router: AnyRouter, route: RouteEntry) {
-  return procedureCaller(router, route.procedurePath, {
-    validateOutput: route.meta.auth !== 'origin' && route.meta.auth !== 'secret',
-  });
-}
+import { procedureCaller } from './procedures.ts';
 
 /**
  * Routes with a body take their fields from it, never from the query string: passwords and
@@ -62,26 +48,13 @@ function assembleInput(ctx: Context, route: RouteEntry): unknown {
   return Array.isArray(body) ? body : { ...(hasBody ? {} : ctx.query), ...body, ...ctx.params };
 }
 
-/** The REST routes: a router for all of them, and a front door for the busiest. */
-export interface RestRoutes {
-  router: Router;
-  /**
-   * Answers requests whose method and path name a route with no path parameters exactly
-   * (siteverify, challenge creation, the account) with one Map lookup, ahead of the routers
-   * that would otherwise each match the path in turn; every other request goes on. The route
-   * runs the same chain the router holds, so answers are the same either way.
-   */
-  exact: Middleware;
-}
-
 /**
  * Mounts every REST route of the router. Per route: authentication for its auth kind,
  * its rate limit, body parsing (JSON or form, where the method has a body), then the
  * procedure through an in-process caller. The status of success comes from meta.
  */
-export function restRoutes(services: Services, router: AnyRouter): RestRoutes {
+export function restRoutes(services: Services, router: AnyRouter): Router {
   const koaRouter = new Router();
-  const exactRoutes = new Map<string, { pattern: string; run: Middleware }>();
   const gate = apiKeyGate(services);
   const parseBody = bodyParser(services.config.BODY_LIMIT_BYTES);
 
@@ -105,38 +78,28 @@ export function restRoutes(services: Services, router: AnyRouter): RestRoutes {
       );
     }
     if (methodHasBody(route.method)) chain.push(fieldsInBodyOnly, parseBody);
-    const call = invoker(router, route);
+    const call = procedureCaller(router, route.procedurePath);
     const send = (ctx: Context, result: unknown) => {
       ctx.status = route.meta.successStatus ?? 200;
       if (route.meta.responseType) {
         ctx.type = route.meta.responseType;
-        setHeader(ctx, 'Cache-Control', 'no-store');
+        ctx.set('Cache-Control', 'no-store');
       }
-      if (result && typeof result === 'object' && !Buffer.isBuffer(result)) {
-        // Same JSON as Koa would send; stored JSON (RawJson) goes through as it is. The header
-        // is set as Koa would set it for `ctx.type = 'json'`, without its MIME lookup.
-        setHeader(ctx, 'Content-Type', 'application/json; charset=utf-8');
+      if (route.meta.errorShape === 'siteverify') {
+        // A verdict, left an object for siteverifyShape to count; Koa sends it as JSON.
+        ctx.body = result;
+      } else if (result && typeof result === 'object' && !Buffer.isBuffer(result)) {
+        // Same JSON as Koa would send; stored JSON (RawJson) goes through as it is.
+        ctx.type = 'json';
         ctx.body = encodeWithRaw(result);
       } else {
         ctx.body = result ?? { ok: true };
       }
     };
-    // Browser challenge routes on memory stores run to their answer without waiting on I/O:
-    // answered in the check phase, those read in one poll go out together (v2 and v3 challenge
-    // creation +10-11% req/s at 64 connections, same CPU a request). Not on Redis, whose
-    // replies already break the batch (-8% there), nor siteverify, whose memory store waits
-    // before redeeming (a second wait cost 6%).
-    const answer =
-      route.meta.auth === 'origin' && services.stores.kind === 'memory'
-        ? (ctx: Context, result: unknown) => checkPhase().then(() => send(ctx, result))
-        : send;
     chain.push((ctx) =>
-      call(contextFromKoa(services, ctx), assembleInput(ctx, route)).then((result) => answer(ctx, result)),
+      call(contextFromKoa(services, ctx), assembleInput(ctx, route)).then((result) => send(ctx, result)),
     );
     koaRouter.register(route.routerPath, [route.method], chain);
-    if (!route.routerPath.includes(':')) {
-      exactRoutes.set(`${route.method} ${route.routerPath}`, { pattern: route.routerPath, run: compose(chain) });
-    }
   }
   // Preflights for the browser routes, one per path with all of its methods.
   const browserPaths = new Map<string, string[]>();
@@ -145,14 +108,5 @@ export function restRoutes(services: Services, router: AnyRouter): RestRoutes {
     browserPaths.set(route.routerPath, [...(browserPaths.get(route.routerPath) ?? []), route.method]);
   }
   for (const [path, methods] of browserPaths) koaRouter.register(path, ['OPTIONS'], [preflight(methods)]);
-  const exact: Middleware = (ctx, next): Promise<unknown> => {
-    const route = exactRoutes.get(`${ctx.method} ${ctx.path}`);
-    if (!route) return next();
-    // What @koa/router leaves for the metrics label and for handlers reading params.
-    const routed = ctx as Context & { _matchedRoute?: string; params?: Record<string, string> };
-    routed._matchedRoute = route.pattern;
-    routed.params = {};
-    return route.run(ctx, next);
-  };
-  return { router: koaRouter, exact };
+  return koaRouter;
 }

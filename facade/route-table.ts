@@ -1,5 +1,7 @@
-import type { AnyProcedure, AnyRouter } from '@trpc/server';
+import type { AnyRouter } from '@trpc/server';
+import { forEachOpenApiProcedure, getInputOutputParsers, type OpenApiProcedureRecord } from 'trpc-to-openapi';
 import type { Meta } from '../routers/trpc.ts';
+import { procedureRecord } from './procedures.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -24,16 +26,13 @@ export interface RouteEntry {
  * document and /trpc therefore come from one router and cannot drift apart.
  */
 export function buildRouteTable(router: AnyRouter): RouteEntry[] {
-  const procedures = router._def.procedures as Record<string, AnyProcedure>;
   const table: RouteEntry[] = [];
-  for (const [procedurePath, procedure] of Object.entries(procedures)) {
-    const meta = procedure._def.meta as Meta | undefined;
-    if (!meta?.openapi || meta.openapi.enabled === false) continue;
-    const type = procedure._def.type;
-    if (type !== 'query' && type !== 'mutation') continue;
-    const parser = (procedure._def as { inputs?: unknown[] }).inputs?.[0] as
-      { safeParse(v: unknown): { success: boolean } } | undefined;
-    const voidInput = !parser || (parser.safeParse(undefined).success && !parser.safeParse({}).success);
+  const record = procedureRecord(router) as unknown as OpenApiProcedureRecord;
+  forEachOpenApiProcedure<Meta>(record, ({ path: procedurePath, type, procedure, meta }) => {
+    if (type !== 'query' && type !== 'mutation') return;
+    const { inputParser, hasInputsDefined } = getInputOutputParsers(procedure);
+    const voidInput =
+      !hasInputsDefined || (inputParser.safeParse(undefined).success && !inputParser.safeParse({}).success);
     const entry: RouteEntry = {
       method: meta.openapi.method,
       path: meta.openapi.path,
@@ -45,7 +44,7 @@ export function buildRouteTable(router: AnyRouter): RouteEntry[] {
     };
     table.push(entry);
     for (const method of meta.aliasMethods ?? []) table.push({ ...entry, method, aliasOf: entry.method });
-  }
+  });
   return table;
 }
 

@@ -5,7 +5,7 @@ import type { Services } from '../routers/context.ts';
 import { contextFromKoa } from './koa-context.ts';
 import { apiKeyGate } from './api-key-gate.ts';
 import { AppError } from '../src/errors.ts';
-import type { Meta } from '../routers/trpc.ts';
+import { procedureRecord } from './procedures.ts';
 
 /** The most calls one /trpc batch may carry; a larger batch is a 400 before any call runs. */
 export const MAX_TRPC_BATCH = 20;
@@ -16,14 +16,15 @@ function calledPaths(path: string, prefix: string): string[] {
 }
 
 /**
- * Serves the router at /trpc for `createTRPCClient<AppRouter>`. Requests that carry an
+ * Serves `router` at /trpc for `createTRPCClient<AppRouter>`: every procedure of it, and
+ * nothing else (a batch naming any other path is a 404 before any call runs). Requests that carry an
  * Authorization header are authenticated first and share the per-key rate limit of the
  * REST routes, each call of a batch counting as one request; a batch carries at most
  * MAX_TRPC_BATCH calls. Procedures still check their own auth kind.
  */
 export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc'): Middleware {
   const gate = apiKeyGate(services, { cost: (ctx) => calledPaths(ctx.path, prefix).length });
-  const procedures = router._def.procedures as Record<string, { _def: { meta?: Meta } }>;
+  const served = new Set(Object.keys(procedureRecord(router)));
   return async (ctx, next) => {
     if (ctx.path !== prefix && !ctx.path.startsWith(prefix + '/')) {
       await next();
@@ -36,9 +37,7 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
         `A /trpc batch may carry at most ${MAX_TRPC_BATCH} calls; this one has ${paths.length}.`,
       );
     }
-    // Typed clients get the API-key procedures. Browser and siteverify procedures are served
-    // by their REST routes only, where their origin checks and per-address limits apply.
-    if (paths.some((p) => procedures[p]?._def.meta?.auth !== 'apiKey')) {
+    if (paths.some((p) => !served.has(p))) {
       throw new AppError('NOT_FOUND', 'No such procedure on /trpc.');
     }
     // Without a key, the procedure itself answers tRPC's UNAUTHORIZED.

@@ -3,8 +3,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
-import { bundleNamed, type WidgetBundle } from '../src/widget-build.ts';
-import { COMPAT_SCRIPTS } from '../src/widget/compat/scripts.ts';
+import { bundleNamed, type WidgetBundle } from '../widget/build.ts';
+import { COMPAT_SCRIPTS } from '../widget/compat/scripts.ts';
 import { demoSiteFor, LOOPBACK_ORIGIN } from '../src/demo/site.ts';
 import {
   isDemoMode,
@@ -65,7 +65,7 @@ function otherLoopback(origin: string): string {
  * GET /widget.js (the bundled browser widget), the compatibility scripts, GET /demo and
  * POST /demo/verify.
  *
- * widget.js: built once at start (src/widget-build.ts), gzip when accepted, an ETag per
+ * widget.js: built once at start (widget/build.ts), gzip when accepted, an ETag per
  * encoding; cached for a day (`?v=<version>`, as the demo uses it, for a year, immutable).
  * Any page may load it (CORS and CORP open).
  */
@@ -139,7 +139,7 @@ export function widgetRouter(services: Services): Router {
       try {
         await demoLimit(ctx, next);
       } catch (err) {
-        if (!(err instanceof AppError) || err.code !== 'RATE_LIMITED') throw err;
+        if (!(err instanceof AppError) || err.kind !== 'RATE_LIMITED') throw err;
         const nonce = randomBytes(16).toString('base64');
         const after = err.retryAfter ?? 60;
         ctx.set('Retry-After', String(after));

@@ -37,7 +37,20 @@ const checkDescription = z.object({
   fix: z.string().meta({ description: 'How to make a failing check pass.' }),
   unit: z.enum([...numberUnit.options, 'text', 'url', 'boolean', 'list', 'table']),
   format: valueFormat,
-  counted: z.string().optional().meta({ description: 'For a count: what is counted, in the plural.' }),
+  counted: z
+    .object({
+      zero: z.string().optional(),
+      one: z.string().optional(),
+      two: z.string().optional(),
+      few: z.string().optional(),
+      many: z.string().optional(),
+      other: z.string(),
+    })
+    .optional()
+    .meta({
+      description:
+        'For a count: the noun counted by plural category (Intl.PluralRules; `other` is always there), e.g. {"one": "link", "other": "links"}.',
+    }),
   field_labels: z
     .record(z.string(), z.string())
     .optional()
@@ -58,7 +71,13 @@ export const checksRouter = router({
         tags: ['reports'],
       },
     })
-    .input(z.object({ locale: oneOf('locale', locales).default(defaultLocale) }))
+    .input(
+      z.object({
+        locale: oneOf('locale', locales)
+          .default(defaultLocale)
+          .meta({ description: `Language of the texts (default ${defaultLocale}).` }),
+      }),
+    )
     .output(
       z.object({
         data: z.array(checkDescription),

@@ -14,7 +14,7 @@ import { createReportFromRequest, updateReportFromRequest } from '../src/reports
 import { buildPage, listPath, pageWindow } from '../src/reports/pagination.ts';
 import { storedUrlSearch } from '../src/reports/urls.ts';
 import { notFound } from '../src/errors.ts';
-import { parseId as parseNumericId } from '../src/ids.ts';
+import { parseId as parseNumericId } from '../src/input/ids.ts';
 import { RawJson } from '../src/raw-json.ts';
 import type { Privacy } from '../src/entities/report.entity.ts';
 
@@ -58,7 +58,7 @@ const password = z
   .max(200)
   .optional()
   .transform((v) => (v === '' ? undefined : v));
-/** Our extension (not in SPEC.md): render=1 renders the page in Chromium, render=0 does not; absent, ANALYZER_RENDER decides. */
+/** Our extension (not in the specification): render=1 renders the page in Chromium, render=0 does not; absent, ANALYZER_RENDER decides. */
 const render = oneOf('render', ['0', '1'])
   .optional()
   .transform((v) => (v === undefined ? undefined : v === '1'));
@@ -72,7 +72,7 @@ function parseId(text: string): number {
 }
 
 export const reportsRouter = router({
-  /** The caller's reports, paginated, filtered and sorted as SPEC.md's table says. */
+  /** The caller's reports, paginated, filtered and sorted as the specification's table says (docs/reports.md). */
   list: apiKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/reports', summary: 'List reports', tags: ['reports'] } })
     .input(

@@ -19,3 +19,15 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
+
+/**
+ * What typed clients call on /trpc: the procedures that authenticate with an API key. Browser
+ * and siteverify procedures are served by their REST routes only, where their origin checks
+ * and per-address limits apply.
+ */
+export const typedClientRouter = router({
+  account: accountRouter,
+  projects: projectsRouter,
+  reports: reportsRouter,
+  sites: sitesRouter,
+});

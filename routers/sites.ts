@@ -5,7 +5,7 @@ import { MAX_SITEVERIFY_PER_MINUTE } from '../src/captcha/siteverify-limit.ts';
 
 const origins = z.array(z.string().max(300)).min(1).max(100);
 const sitekey = z.string().min(1).max(64);
-/** Work every token costs: low, default or high (README "Security levels"). */
+/** Work every token costs: low, default or high (docs/challenges.md, "Security levels"). */
 const securityLevel = z.enum(['low', 'default', 'high']);
 /** An explicit floor on the work: at least 2^n expected hashes per token (16..30). */
 const minWorkBits = z.number().int().min(16).max(30).nullable();

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { router, secretProcedure } from './trpc.ts';
 import { captchaDeps } from './captcha-deps.ts';
-import { secretSite, verifyTokenWithin } from '../src/captcha/siteverify.ts';
-import { SITEVERIFY_PER_MINUTE, siteverifyLimit } from '../src/captcha/siteverify-limit.ts';
+import { siteverify, type SiteverifyOutcome } from '../src/captcha/siteverify.ts';
+import { SITEVERIFY_PER_MINUTE } from '../src/captcha/siteverify-limit.ts';
+import { AppError } from '../src/errors.ts';
 import { inProtocol, type Protocol } from '../src/captcha/protocols.ts';
 
 /** Lenient on purpose: a missing or odd field is answered with its protocol error code. */
@@ -51,18 +52,27 @@ const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =
     .input(input)
     .output(verdict)
     .mutation(async ({ ctx, input }) => {
-      const deps = captchaDeps(ctx);
-      const site = await secretSite(deps, input.secret);
-      const limit = siteverifyLimit(path, site, ctx.request.ip);
-      let verdict;
-      try {
-        verdict = await verifyTokenWithin(deps, input, site, limit);
-      } catch (err) {
-        if ((err as { code?: string }).code === 'RATE_LIMITED') ctx.metrics.countRateLimitRejection('siteverify');
-        throw err;
-      }
-      return inProtocol(ctx.metrics.countVerdict(verdict), protocol);
+      const outcome = await siteverify(captchaDeps(ctx), input, { route: path, ip: ctx.request.ip });
+      if ('refused' in outcome) throw refusal(outcome);
+      return inProtocol(outcome.verdict, protocol);
     });
+
+/**
+ * A call siteverify refused before any verdict: 429 with Retry-After (at most 60 s) and the
+ * limit, or 503 when the store cannot count (the facade answers both in the protocol's shape).
+ */
+function refusal(outcome: Exclude<SiteverifyOutcome, { verdict: unknown }>): AppError {
+  if (outcome.refused === 'unavailable') {
+    return new AppError('UNAVAILABLE', 'The rate-limit store is unavailable; try again shortly.', {
+      retryAfter: 5,
+      cause: outcome.cause,
+    });
+  }
+  return new AppError('RATE_LIMITED', 'Too many siteverify calls; retry within a minute.', {
+    retryAfter: outcome.retryAfterSeconds,
+    headers: { 'X-RateLimit-Limit': String(outcome.limit), 'X-RateLimit-Remaining': '0' },
+  });
+}
 
 export const siteverifyRouter = router({
   /** One-time token verification (Turnstile/reCAPTCHA protocol). */

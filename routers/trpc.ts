@@ -3,7 +3,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { AppError, type ErrorKind, type PublicErrorCode } from '../src/errors.ts';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
-import { rejectNulCharacters } from '../src/input-guards.ts';
+import { rejectNulCharacters } from '../src/input/guards.ts';
 import type { InnerContext } from './context.ts';
 
 /** How a caller proves who it is. The facade reads this to pick its checks. */
@@ -63,9 +63,9 @@ const t = initTRPC
           code: shape.data.code,
           httpStatus: shape.data.httpStatus,
           path: shape.data.path,
-          appCode: app?.code,
+          appCode: app?.kind,
           /** The stable public code, as in REST error bodies (`ERR_NOT_FOUND`, ...). */
-          errorCode: app?.errorCode,
+          errorCode: app?.code,
           errors: app?.errors,
           reason: app?.reason,
         },
@@ -82,13 +82,16 @@ const mapAppErrors = t.middleware(({ next }) =>
   next().then((result) => {
     if (!result.ok && result.error.cause instanceof AppError) {
       const app = result.error.cause;
-      throw new TRPCError({ code: trpcCodeOf[app.code], message: app.message, cause: app });
+      throw new TRPCError({ code: trpcCodeOf[app.kind], message: app.message, cause: app });
     }
     return result;
   }),
 );
 
 export const router = t.router;
+
+/** tRPC's in-process caller for a router built here (the REST facade calls procedures with it). */
+export const createCallerFactory = t.createCallerFactory;
 
 /** Input no procedure can store or mean anything by (REST and /trpc alike). */
 const guardInput = t.middleware(({ getRawInput, next }) =>

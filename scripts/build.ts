@@ -1,12 +1,12 @@
 // `npm run build`: compiles the service to dist/ with tsc (tsconfig.build.json) and builds
-// every browser bundle that src/widget-build.ts lists into dist/public/, so `npm start`
+// every browser bundle that widget/build.ts lists into dist/public/, so `npm start`
 // runs plain JavaScript with no transpiler or bundler in the serving process.
 //   npx tsx scripts/build.ts [--out-dir DIR]   (default dist)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WIDGET_ENTRIES, buildWidgetEntry } from '../src/widget-build.ts';
+import { WIDGET_ENTRIES, buildWidgetEntry } from '../widget/build.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

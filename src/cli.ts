@@ -33,7 +33,7 @@ Commands:
                                            rename a site, replace its origins, or raise its
                                            siteverify limit (calls a minute per address; default 120)
   site:create / site:update also take [--security-level low|default|high] [--min-work-bits N|none]:
-                                           the proof of work every token costs (README "Security levels")
+                                           the proof of work every token costs (docs/challenges.md, "Security levels")
   site:rotate SITEKEY --user ID|EMAIL      new secret (printed once); the old one stops working
   site:delete SITEKEY --user ID|EMAIL      delete a site
 

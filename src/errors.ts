@@ -24,7 +24,7 @@ export type ErrorKind = keyof typeof errorStatus;
 
 /**
  * Every code an error body may carry, with its status and what it means. Codes are stable:
- * a client may match on them; messages are for people and may change. README's table of
+ * a client may match on them; messages are for people and may change. docs/api.md's table of
  * error codes and the OpenAPI document are made from this list.
  */
 export const errorCodes = {
@@ -107,10 +107,10 @@ export interface AppErrorOptions {
 
 export class AppError extends Error {
   override name = 'AppError';
-  /** The kind (it decides the status). Kept under its old name `code` for callers that match on it. */
-  readonly code: ErrorKind;
-  /** The stable public code, such as `ERR_RATE_LIMITED`. */
-  readonly errorCode: PublicErrorCode;
+  /** The stable public code clients see and match on, such as `ERR_RATE_LIMITED`. */
+  readonly code: PublicErrorCode;
+  /** The kind of failure; it decides the HTTP status. */
+  readonly kind: ErrorKind;
   readonly errors?: FieldErrors;
   readonly retryAfter?: number;
   readonly headers?: Record<string, string>;
@@ -118,22 +118,17 @@ export class AppError extends Error {
 
   constructor(kind: ErrorKind, message: string, options: AppErrorOptions = {}) {
     super(message, { cause: options.cause });
-    this.code = kind;
+    this.kind = kind;
     const code = options.code;
-    this.errorCode = code && errorCodes[code].status === errorStatus[kind] ? code : defaultCodeOf[kind];
+    this.code = code && errorCodes[code].status === errorStatus[kind] ? code : defaultCodeOf[kind];
     this.errors = options.errors;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers;
     this.reason = options.reason;
   }
 
-  /** The kind (the same as `code`). */
-  get kind(): ErrorKind {
-    return this.code;
-  }
-
   get status(): number {
-    return errorStatus[this.code];
+    return errorStatus[this.kind];
   }
 }
 

@@ -56,10 +56,9 @@ export function stringifyWithRaw(value: unknown): string {
 
 /**
  * The JSON of {@link stringifyWithRaw} as a response body: the string itself when `value`
- * holds no RawJson, else its UTF-8 bytes, each piece encoded once into one buffer. A list of
- * 100 stored reports is 0.7 MB; spliced into one string it was a rope of 200 pieces that the
- * HTTP layer flattened to measure (Content-Length) and encoded again to write, most of a
- * list request's CPU (bench/reports-list.ts).
+ * holds no RawJson, else its UTF-8 bytes, each piece encoded once into one buffer, rather than
+ * a rope of pieces the HTTP layer would flatten to measure and encode again to write
+ * (docs/decisions/0006-raw-json-results.md).
  */
 export function encodeWithRaw(value: unknown): string | Buffer {
   const pieces = piecesWithRaw(value);

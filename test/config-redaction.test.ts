@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, redactSecrets } from '../src/config.ts';
 
@@ -42,7 +41,7 @@ describe('config errors never echo secrets', () => {
   });
 
   it('the service stops with the redacted line, exit code 78', async () => {
-    const entry = existsSync(path.join(root, 'bin/server.ts')) ? 'bin/server.ts' : 'src/main.ts';
+    const entry = 'bin/server.ts';
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'mysql://app:hunter2-secret@db/x' },

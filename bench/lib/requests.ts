@@ -36,6 +36,7 @@ export function siteverifyRequests(site: BenchSite, n: number): WrkRequest[] {
           action: 'bench',
           score: 0.9,
           cdata: null,
+          net: null,
         },
         key,
       ),

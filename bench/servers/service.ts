@@ -10,7 +10,6 @@ import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { createApp } from '../../facade/app.ts';
 import { listen } from '../../facade/server.ts';
-import { tuneHeapForService } from '../../src/heap.ts';
 
 const config = loadConfig({
   TOKEN_KEY: process.env.BENCH_TOKEN_KEY ?? randomBytes(32).toString('hex'),
@@ -20,8 +19,6 @@ const config = loadConfig({
   ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
   ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
 });
-// The heap settings bin/server.ts applies, so the figures are the service's as users run it.
-tuneHeapForService();
 const services = await openServices(config, pino({ level: 'silent' }), {
   dataDir: null,
   keyPrefix: `bench:${randomBytes(4).toString('hex')}:`,

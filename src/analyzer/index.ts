@@ -8,7 +8,7 @@ export {
   type AnalyzerOptionsOverrides,
   type LookupFunction,
 } from './options.ts';
-export { FairPool, SaturatedError, TenantLimitError, type FairPoolLimits } from './pool.ts';
+export { FairPool, SaturatedError, TenantLimitError } from './pool.ts';
 export { CheckPool } from './check-pool.ts';
 export type { CheckCategory, CheckResult, Importance } from './checks/types.ts';
 export { allChecks, gradeOf } from './scoring.ts';

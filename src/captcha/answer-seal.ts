@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { pooledRandomBytes } from '../random-bytes.ts';
+import { pooledRandomBytes } from './random-bytes.ts';
 import { subkey } from './subkeys.ts';
 
 /**

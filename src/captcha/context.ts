@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.ts';
 import type { Stores } from '../stores/index.ts';
+import { networkKey } from '../net/client-key.ts';
 import { hostnameOf, originAllowed, requestOrigin } from './origins.ts';
 import { siteByKey, type SiteView } from './sites.ts';
 import { testSitekeyKind, type TestSitekeyKind } from './test-keys.ts';
@@ -29,6 +30,8 @@ export interface AdmittedSite {
   origin: string;
   hostname: string;
   test: TestSitekeyKind | null;
+  /** The requester's network (networkKey of its address), sealed into the tokens it earns. */
+  network: string;
 }
 
 /**
@@ -68,7 +71,7 @@ export async function admit(deps: CaptchaDeps, sitekey: string, req: BrowserRequ
       code: 'ERR_ORIGIN_NOT_ALLOWED',
     });
   }
-  return { site, origin, hostname: hostnameOf(origin), test };
+  return { site, origin, hostname: hostnameOf(origin), test, network: networkKey(req.ip) };
 }
 
 export interface IssuedToken {
@@ -84,7 +87,14 @@ export function issueToken(
 ): IssuedToken {
   const iat = deps.now();
   const token = sealToken(
-    { id: newTokenId(), site: admitted.site.sitekey, hostname: admitted.hostname, iat, ...claims },
+    {
+      id: newTokenId(),
+      site: admitted.site.sitekey,
+      hostname: admitted.hostname,
+      iat,
+      net: admitted.network,
+      ...claims,
+    },
     deps.tokenKey,
   );
   return { token, expires_at: new Date(iat + TOKEN_TTL_MS).toISOString() };

@@ -3,7 +3,7 @@ import { subkey } from './subkeys.ts';
 
 /**
  * The browser-environment proof: each challenge carries a small program, generated from the
- * challenge id under a server key, that the widget runs in a real page (src/widget/env.ts):
+ * challenge id under a server key, that the widget runs in a real page (widget/env.ts):
  * CSS box-model, em, flex and grid layout measured with offsetWidth, colours normalised by
  * getComputedStyle, markup parsed by the HTML parser. Each measured value is mixed with a
  * per-challenge constant into one 32-bit result, which the server recomputes from the id.

@@ -1,13 +1,14 @@
 import type { Stores } from '../stores/index.ts';
-import { clientKey, networkKey } from '../net/client-key.ts';
+import { clientKey, networkKey, wideNetworkKey } from '../net/client-key.ts';
 import type { WorkSize } from './work.ts';
 
 /**
  * Server-observed evidence about a challenge request, and what it costs.
  *
- * The server counts what it sees (requests per client, per network, per site in the last
- * minute; failed proofs and wrong answers; puzzles issued but never redeemed) and reads the
- * request's headers. That alone sizes the proof of work. Client telemetry is read only to
+ * The server counts what it sees (requests per client, per network and per wider network,
+ * per site in the last minute, in sliding windows; the site's own rate over the last hour;
+ * failed proofs and wrong answers; puzzles issued but never redeemed) and reads the request's
+ * headers. That alone sizes the proof of work. Client telemetry is read only to
  * make things worse for the client: `webdriver: true` adds work and lowers the score, a
  * missing interaction lowers the score; nothing the client says can lower its work or raise
  * its score.
@@ -17,8 +18,8 @@ import type { WorkSize } from './work.ts';
  *
  * | reason            | condition                                                         | extra bits |
  * |-------------------|-------------------------------------------------------------------|-----------:|
- * | velocity          | client rate above {@link PACE}.client/min, or network (/24, /64) above {@link PACE}.network/min: one per doubling of the larger excess | ceil(log2(rate/pace)) |
- * | site_velocity     | site rate above {@link PACE}.site/min: one per doubling           | ceil(log2(rate/pace)), at most 2 |
+ * | velocity          | client (address, IPv6 /64) above {@link PACE}.client/min, network (IPv4 /24) above {@link PACE}.network/min, or wide network (IPv4 /16, IPv6 /48) above {@link PACE}.wide/min: one per doubling of the largest excess | ceil(log2(rate/pace)) |
+ * | site_surge        | the site's rate this minute above twice its own average minute of the last hour (and above {@link PACE}.siteFloor/min): one per doubling, for every client of the site | ceil(log2(rate/threshold)) |
  * | failures          | failed proofs / wrong answers from the client in 10 min            | 1 per 2, at most 3 |
  * | abandoned         | puzzles issued to the client in 10 min and never redeemed, above 3 | 1 per 4, at most 2 |
  * | headers           | User-Agent missing or naming a tool; Accept-Language missing; Referer from another origin | 1 each, at most 2 |
@@ -27,13 +28,18 @@ import type { WorkSize } from './work.ts';
  * The total of extra bits is capped at {@link MAX_EXTRA_BITS}.
  */
 
-/** A person's pace, requests per minute: above it, work doubles per doubling of the rate. */
-export const PACE = { client: 6, network: 12, site: 600 } as const;
+/**
+ * A person's pace, requests per minute: above it, work doubles per doubling of the rate.
+ * `siteFloor`: a site's minute is a surge only above this many challenges, however quiet its
+ * last hour was (one visitor's retries are no surge).
+ */
+export const PACE = { client: 6, network: 12, wide: 48, siteFloor: 15 } as const;
 /** Ceiling on the extra bits evidence can add (2^10 = 1024 times the level's work). */
 export const MAX_EXTRA_BITS = 10;
 
 const MINUTE = 60_000;
 const TEN_MINUTES = 600_000;
+const HOUR = 3_600_000;
 
 /** Per-site security level: the work every token costs before any evidence is counted. */
 export type SecurityLevel = 'low' | 'default' | 'high';
@@ -47,9 +53,13 @@ export const NO_IMAGE_EXTRA_BITS = 3;
 
 /** What the server saw about one request. */
 export interface Evidence {
+  /** Requests per minute (sliding window) of the client, its /24 (IPv4), its /16 or /48, and the site. */
   clientRate: number;
   networkRate: number;
+  wideRate: number;
   siteRate: number;
+  /** The site's average challenges per minute over the last hour (sliding), this minute included. */
+  siteBaseline: number;
   failures: number;
   abandoned: number;
   uaMissing: boolean;
@@ -83,7 +93,9 @@ const keys = (req: ObservedRequest, site: string) => {
   return {
     client: `ev:c:${client}`,
     network: `ev:n:${networkKey(req.ip)}`,
+    wide: `ev:w:${wideNetworkKey(req.ip)}`,
     site: `ev:s:${site}`,
+    siteHour: `ev:sh:${site}`,
     failures: `ev:f:${client}`,
     issued: `ev:i:${client}`,
     redeemed: `ev:r:${client}`,
@@ -94,23 +106,37 @@ const keys = (req: ObservedRequest, site: string) => {
  * Counts this request (per client, per network, per site) and reads the rest of the evidence.
  * Call once per challenge issued.
  */
-export async function observe(stores: Stores, site: string, req: ObservedRequest): Promise<Evidence> {
+export async function observe(
+  stores: Stores,
+  site: string,
+  req: ObservedRequest,
+  now: number = Date.now(),
+): Promise<Evidence> {
   const k = keys(req, site);
-  // One store call (one Redis round trip) for all six counters.
-  const [clientRate, networkRate, siteRate, issued, failures, redeemed] = await stores.counters.tally(
-    [
-      { key: k.client, windowMs: MINUTE },
-      { key: k.network, windowMs: MINUTE },
-      { key: k.site, windowMs: MINUTE },
-      { key: k.issued, windowMs: TEN_MINUTES },
-    ],
-    [k.failures, k.redeemed],
+  const rates = [
+    sliding(k.client, MINUTE, now),
+    sliding(k.network, MINUTE, now),
+    sliding(k.wide, MINUTE, now),
+    sliding(k.site, MINUTE, now),
+    sliding(k.siteHour, HOUR, now),
+  ];
+  // One store call (one Redis round trip) for every counter.
+  const counts = await stores.counters.tally(
+    [...rates.map((r) => r.hit), { key: k.issued, windowMs: TEN_MINUTES }],
+    [...rates.map((r) => r.previous), k.failures, k.redeemed],
   );
+  const n = rates.length;
+  const [clientRate, networkRate, wideRate, siteRate, siteHour] = rates.map((r, i) =>
+    r.rate(counts[i], counts[n + 1 + i]),
+  );
+  const [issued, failures, redeemed] = [counts[n], counts[2 * n + 1], counts[2 * n + 2]];
   const ua = req.userAgent?.trim() ?? '';
   return {
     clientRate,
     networkRate,
+    wideRate,
     siteRate,
+    siteBaseline: siteHour / 60,
     failures,
     abandoned: Math.max(0, issued - 1 - redeemed),
     uaMissing: !ua,
@@ -131,6 +157,21 @@ export async function recordRedeemed(stores: Stores, site: string, req: Observed
   await stores.counters.hit(keys(req, site).redeemed, TEN_MINUTES);
 }
 
+/**
+ * A sliding window over two fixed ones (the usual approximation): the count of the current
+ * window plus the previous window's count weighted by the share of it still inside the last
+ * `windowMs`. Spreading requests over a window's edge then no longer resets the price.
+ */
+function sliding(key: string, windowMs: number, now: number) {
+  const index = Math.floor(now / windowMs);
+  const elapsed = (now - index * windowMs) / windowMs;
+  return {
+    hit: { key: `${key}:${index}`, windowMs: 2 * windowMs },
+    previous: `${key}:${index - 1}`,
+    rate: (current: number, previous: number) => current + previous * (1 - elapsed),
+  };
+}
+
 /** Extra bits for a rate above a pace: one per doubling. */
 function doublings(rate: number, pace: number): number {
   return rate > pace ? Math.ceil(Math.log2(rate / pace)) : 0;
@@ -145,8 +186,15 @@ export function extraBits(ev: Evidence, telemetry?: Telemetry): { bits: number; 
     bits += n;
     reasons.push(`${reason}+${n}`);
   };
-  add('velocity', Math.max(doublings(ev.clientRate, PACE.client), doublings(ev.networkRate, PACE.network)));
-  add('site_velocity', Math.min(2, doublings(ev.siteRate, PACE.site)));
+  add(
+    'velocity',
+    Math.max(
+      doublings(ev.clientRate, PACE.client),
+      doublings(ev.networkRate, PACE.network),
+      doublings(ev.wideRate, PACE.wide),
+    ),
+  );
+  add('site_surge', doublings(ev.siteRate, siteSurgeThreshold(ev.siteBaseline)));
   add('failures', Math.min(3, Math.floor(ev.failures / 2)));
   add('abandoned', Math.min(2, Math.floor(Math.max(0, ev.abandoned - 3) / 4)));
   add(
@@ -177,6 +225,11 @@ export function workSize(
   return { count: base.count, bits: base.bits + extraBits(ev, telemetry).bits };
 }
 
+/** Above this many challenges a minute the site is surging: twice its recent average, at least {@link PACE}.siteFloor. */
+export function siteSurgeThreshold(baselinePerMinute: number): number {
+  return Math.max(PACE.siteFloor, 2 * baselinePerMinute);
+}
+
 /** Compact form of the evidence signed into a work ticket (read back by the score). */
 export function packEvidence(ev: Evidence): number[] {
   const flags =
@@ -185,15 +238,36 @@ export function packEvidence(ev: Evidence): number[] {
     (Number(ev.uaHeadless) << 2) |
     (Number(ev.acceptLanguageMissing) << 3) |
     (Number(ev.refererMismatch) << 4);
-  return [ev.clientRate, ev.networkRate, ev.siteRate, ev.failures, ev.abandoned, flags];
+  const round = (x: number) => Math.round(x * 10) / 10;
+  return [
+    round(ev.clientRate),
+    round(ev.networkRate),
+    round(ev.siteRate),
+    ev.failures,
+    ev.abandoned,
+    flags,
+    round(ev.wideRate),
+    round(ev.siteBaseline),
+  ];
 }
 
 export function unpackEvidence(packed: readonly number[] | undefined): Evidence {
-  const [clientRate = 0, networkRate = 0, siteRate = 0, failures = 0, abandoned = 0, flags = 0] = packed ?? [];
+  const [
+    clientRate = 0,
+    networkRate = 0,
+    siteRate = 0,
+    failures = 0,
+    abandoned = 0,
+    flags = 0,
+    wideRate = 0,
+    siteBaseline = 0,
+  ] = packed ?? [];
   return {
     clientRate,
     networkRate,
+    wideRate,
     siteRate,
+    siteBaseline,
     failures,
     abandoned,
     uaMissing: (flags & 1) !== 0,

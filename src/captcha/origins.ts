@@ -4,7 +4,7 @@
  * `domain` itself.
  */
 
-import { TOKEN_LIMITS } from './tokens.ts';
+import { TOKEN_LIMITS } from './wire.ts';
 
 export type OriginParse = { ok: true; origin: string } | { ok: false; reason: string };
 

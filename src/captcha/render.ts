@@ -9,9 +9,8 @@ import { loadGlyphs, GLYPH_SOURCE_CAP_HEIGHT, type GlyphMask } from './glyphs.ts
  * sinusoidally, speckles are sprinkled, and the result is shaded over a grainy gradient.
  * jimp only encodes: 8-bit greyscale PNG, SUB filter, deflate level 1.
  *
- * Measured (bench/asset.ts, bench/ocr.ts): about 1 ms median per asset; tesseract 5 solves at
- * most 1 in 600 (0.2 %) in line/word modes, raw, thresholded, or after a morphological opening.
- * The inverting band does most of that: with ink-coloured lines only, OCR solved up to 2 %.
+ * bench/asset.ts measures its cost and bench/ocr.ts how often OCR solves it (figures in
+ * bench/README.md); the inverting band is what defeats OCR most.
  */
 
 /** Image size in pixels. */

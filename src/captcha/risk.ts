@@ -19,7 +19,7 @@ import { expectedHashes, type WorkSize } from './work.ts';
  * | `ua_missing`      | no User-Agent                                                     |      -0.30 |
  * | `accept_language_missing` | no Accept-Language                                        |      -0.10 |
  * | `referer_origin_mismatch` | Referer from another origin than Origin                   |      -0.15 |
- * | `velocity_high`   | client or network rate above 4 × its pace (evidence.ts PACE)      |      -0.20 |
+ * | `velocity_high`   | client, network or wide-network rate above 4 × its pace (evidence.ts PACE) | -0.20 |
  * | `velocity_very_high` | above 16 × its pace (instead of velocity_high)                 |      -0.40 |
  * | `failures`        | two or more failed proofs or wrong answers in 10 min              |      -0.10 |
  * | `no_interaction`  | telemetry: no pointer or key press on the page                    |      -0.10 |
@@ -73,7 +73,7 @@ export function scoreEvidence(s: ScoreSignals): RiskScore {
   else if (ev.uaAutomation) apply('ua_automation', -40);
   if (ev.acceptLanguageMissing) apply('accept_language_missing', -10);
   if (ev.refererMismatch) apply('referer_origin_mismatch', -15);
-  const excess = Math.max(ev.clientRate / PACE.client, ev.networkRate / PACE.network);
+  const excess = Math.max(ev.clientRate / PACE.client, ev.networkRate / PACE.network, ev.wideRate / PACE.wide);
   if (excess > 16) apply('velocity_very_high', -40);
   else if (excess > 4) apply('velocity_high', -20);
   if (ev.failures >= 2) apply('failures', -10);

@@ -3,8 +3,8 @@ import type { Stores } from '../stores/index.ts';
 import { siteBySecret, type SiteBySecret } from './sites.ts';
 import { isDummyToken, isTestSitekey, testSecretKind, type TestSecretKind } from './test-keys.ts';
 import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS, type TokenClaims } from './tokens.ts';
-import type { CountedRedemption, CounterLimit } from '../stores/spent-token-store.ts';
-import { siteverifyRefusals } from './siteverify-limit.ts';
+import type { CountedRedemption } from '../stores/spent-token-store.ts';
+import { siteverifyLimit } from './siteverify-limit.ts';
 
 /** The error codes of the Turnstile/reCAPTCHA protocol that we answer with. */
 export type SiteverifyErrorCode =
@@ -82,13 +82,26 @@ function testVerdict(kind: TestSecretKind, response: string, deps: SiteverifyDep
   return failure('invalid-input-response');
 }
 
-/**
- * The site `secret` belongs to, looked up once per siteverify call (the limit and the
- * verifier both need it); null for a missing, test or unknown secret.
- */
-export async function secretSite(deps: SiteverifyDeps, secret: string | undefined): Promise<SiteBySecret | null> {
-  const s = secret?.trim();
-  return s && !testSecretKind(s) ? siteBySecret(deps.em, s, deps.now()) : null;
+/** A siteverify call's fields, trimmed once; empty fields are absent. */
+interface Normalised {
+  secret?: string;
+  response?: string;
+  sitekey?: string;
+  idempotencyKey?: string;
+}
+
+function normalise(input: SiteverifyInput): Normalised {
+  return {
+    secret: input.secret?.trim() || undefined,
+    response: input.response?.trim() || undefined,
+    sitekey: input.sitekey || undefined,
+    idempotencyKey: input.idempotency_key || undefined,
+  };
+}
+
+/** The site a (normalised) secret belongs to; null for a missing, test or unknown secret. */
+function secretSite(deps: SiteverifyDeps, secret: string | undefined): Promise<SiteBySecret | null> {
+  return secret && !testSecretKind(secret) ? siteBySecret(deps.em, secret, deps.now()) : Promise.resolve(null);
 }
 
 /** A token that passed every check but redemption, and what redeeming it needs. */
@@ -106,11 +119,9 @@ interface Redeemable {
  */
 async function examine(
   deps: SiteverifyDeps,
-  input: SiteverifyInput,
+  { secret, response, sitekey, idempotencyKey }: Normalised,
   knownSite: SiteBySecret | null | undefined,
 ): Promise<{ verdict: Verdict } | Redeemable> {
-  const secret = input.secret?.trim();
-  const response = input.response?.trim();
   if (!secret)
     return { verdict: failure('missing-input-secret', ...(response ? [] : (['missing-input-response'] as const))) };
   if (!response) return { verdict: failure('missing-input-response') };
@@ -123,7 +134,7 @@ async function examine(
   const opened = openToken(response, deps.tokenKey);
   if (!opened.ok) return { verdict: failure('invalid-input-response') };
   const claims = opened.claims;
-  if (claims.site !== site.sitekey || (input.sitekey && input.sitekey !== site.sitekey))
+  if (claims.site !== site.sitekey || (sitekey && sitekey !== site.sitekey))
     return { verdict: failure('invalid-input-response') };
   const now = deps.now();
   if (isExpired(claims, now)) return { verdict: failure('timeout-or-duplicate') };
@@ -131,7 +142,7 @@ async function examine(
   const remainingMs = claims.iat + TOKEN_TTL_MS - now;
   // Spent marks outlive the token by a margin, so clock steps cannot reopen it.
   const markTtl = Math.max(1000, remainingMs) + 60_000;
-  const verdictKey = input.idempotency_key ? `${site.sitekey}:${input.idempotency_key}:${claims.id}` : undefined;
+  const verdictKey = idempotencyKey ? `${site.sitekey}:${idempotencyKey}:${claims.id}` : undefined;
   return { claims, markTtl, verdictKey };
 }
 
@@ -162,42 +173,59 @@ async function redeem(deps: SiteverifyDeps, { claims, markTtl, verdictKey }: Red
  * secret's site (and to `sitekey` when given), 6. not expired (300 s), 7. with an
  * idempotency key, a verdict already given for it and this token is repeated, 8. the token
  * is redeemed atomically (SET NX): only the first redemption succeeds. Any store failure
- * answers `internal-error`, never a success. `knownSite` is the result of
- * {@link secretSite} when the caller already has it.
+ * answers `internal-error`, never a success. No rate limit: {@link siteverify} is the call
+ * behind the HTTP routes.
  */
-export async function verifyToken(
-  deps: SiteverifyDeps,
-  input: SiteverifyInput,
-  knownSite?: SiteBySecret | null,
-): Promise<Verdict> {
-  const examined = await examine(deps, input, knownSite);
+export async function verifyToken(deps: SiteverifyDeps, input: SiteverifyInput): Promise<Verdict> {
+  const examined = await examine(deps, normalise(input), undefined);
   return 'verdict' in examined ? examined.verdict : redeem(deps, examined);
 }
 
 /**
- * {@link verifyToken} under a rate limit: the call is counted on `limit` (every call, whatever
- * its verdict) and a call past it throws RATE_LIMITED, before any redemption. A call with a
- * token to redeem and no idempotency key is counted and redeemed in one store step
- * (SpentTokenStore.redeemWithin: one round trip on Redis); a call with a key is counted, then
- * goes through checks 7-8 as {@link verifyToken} does. A store failure while counting throws
- * UNAVAILABLE: the limit is never skipped (siteverify-limit.ts `siteverifyRefusals`).
+ * What one siteverify call comes to: a verdict, or a refusal before any verdict: past its
+ * rate limit (`limit` calls a minute, retry within `retryAfterSeconds`), or the limit could
+ * not be counted because the store is down (siteverify never answers without its limit).
  */
-export async function verifyTokenWithin(
+export type SiteverifyOutcome =
+  | { verdict: Verdict }
+  | { refused: 'rate-limited'; limit: number; retryAfterSeconds: number }
+  | { refused: 'unavailable'; cause: unknown };
+
+/** Where a siteverify call comes from: its route (each counts its own limit) and client address. */
+export interface SiteverifyCaller {
+  route: string;
+  ip: string;
+}
+
+/**
+ * One siteverify call, as the HTTP routes make it: {@link verifyToken} under the call's rate
+ * limit (siteverify-limit.ts: per route, site and address). The secret is normalised and its
+ * site looked up once, for both the limit and the checks. Every call is counted, whatever its
+ * verdict, before any redemption; a call past the limit redeems nothing. A call with a token
+ * to redeem and no idempotency key is counted and redeemed in one store step
+ * (SpentTokenStore.redeemWithin: one round trip on Redis); a call with a key is counted, then
+ * goes through checks 7-8 as {@link verifyToken} does.
+ */
+export async function siteverify(
   deps: SiteverifyDeps,
   input: SiteverifyInput,
-  site: SiteBySecret | null,
-  limit: CounterLimit,
-): Promise<Verdict> {
-  const examined = await examine(deps, input, site);
+  caller: SiteverifyCaller,
+): Promise<SiteverifyOutcome> {
+  const call = normalise(input);
+  const site = await secretSite(deps, call.secret);
+  const limit = siteverifyLimit(caller.route, site, caller.ip);
+  const examined = await examine(deps, call, site);
   const redeemNow = 'verdict' in examined || examined.verdictKey ? null : examined;
   let counted: CountedRedemption;
   try {
     counted = await deps.stores.spentTokens.redeemWithin(limit, redeemNow?.claims.id ?? null, redeemNow?.markTtl ?? 0);
-  } catch (err) {
-    throw siteverifyRefusals.onStoreFailure(err);
+  } catch (cause) {
+    return { refused: 'unavailable', cause };
   }
-  if (counted.hits > limit.max) throw siteverifyRefusals.onLimited(limit);
-  if ('verdict' in examined) return examined.verdict;
-  if (!redeemNow) return redeem(deps, examined);
-  return counted.redeemed ? successFrom(examined.claims) : failure('timeout-or-duplicate');
+  if (counted.hits > limit.max) {
+    return { refused: 'rate-limited', limit: limit.max, retryAfterSeconds: limit.windowMs / 1000 };
+  }
+  if ('verdict' in examined) return examined;
+  if (!redeemNow) return { verdict: await redeem(deps, examined) };
+  return { verdict: counted.redeemed ? successFrom(examined.claims) : failure('timeout-or-duplicate') };
 }

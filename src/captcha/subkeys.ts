@@ -19,8 +19,7 @@ function cached(tokenKey: Buffer, name: SubkeyPurpose | 'token', make: () => Buf
 
 /**
  * HKDF-SHA-256 of TOKEN_KEY (info `auditcaptcha/<purpose>`, 32 bytes), as a KeyObject, derived
- * once per key and purpose: deriving and importing it on every call was 13% of a challenge
- * creation's CPU (bench/hotpaths, profiled).
+ * once per key and purpose rather than on every call.
  */
 export function subkey(tokenKey: Buffer, purpose: SubkeyPurpose): KeyObject {
   return cached(tokenKey, purpose, () =>

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { pooledRandomBytes } from '../random-bytes.ts';
+import { pooledRandomBytes } from './random-bytes.ts';
 import { keyObject } from './subkeys.ts';
+import { TOKEN_LIMITS } from './wire.ts';
 
 /**
  * Sealed verification tokens: the claims a widget earned, encrypted and authenticated with
@@ -19,9 +20,6 @@ export const TOKEN_TTL_MS = 300_000;
 /** Upper bound on the length of a sealed token, in characters. */
 export const MAX_TOKEN_LENGTH = 2048;
 
-/** Field bounds enforced by {@link sealToken}. */
-export const TOKEN_LIMITS = { action: 64, cdata: 255, site: 128, hostname: 253 } as const;
-
 export type TokenKind = 'v1' | 'v2' | 'v3';
 
 /** What a token asserts. */
@@ -39,6 +37,12 @@ export interface TokenClaims {
   /** 0..1 with two decimals; null when the flow gives no score. */
   score: number | null;
   cdata: string | null;
+  /**
+   * The network the token was solved from (IPv4 /24 or IPv6 /64, as net/client-key.ts's
+   * networkKey gives it), so siteverify can check the visitor the site names in `remoteip`.
+   * Null in tokens sealed before the field existed.
+   */
+  net: string | null;
 }
 
 export type OpenTokenResult = { ok: true; claims: TokenClaims } | { ok: false; reason: 'malformed' | 'tampered' };
@@ -78,6 +82,7 @@ export function sealToken(claims: TokenClaims, key: Buffer): string {
       claims.action,
       score,
       claims.cdata,
+      claims.net,
     ]),
     'utf8',
   );
@@ -166,6 +171,7 @@ function validateClaims(c: TokenClaims): void {
     fail(`cdata (printable ASCII, at most ${TOKEN_LIMITS.cdata})`);
   if (c.score !== null && !(typeof c.score === 'number' && c.score >= 0 && c.score <= 1))
     fail('score must be within 0..1');
+  if (c.net !== null && !boundedString(c.net, TOKEN_LIMITS.net)) fail('net');
 }
 
 function boundedString(s: unknown, max: number): boolean {
@@ -179,12 +185,14 @@ function parseClaims(plaintext: Buffer): TokenClaims | null {
   } catch {
     return null;
   }
-  if (!Array.isArray(v) || v.length !== 8) return null;
-  const [id, site, hostname, iat, kind, action, score, cdata] = v as unknown[];
+  // Eight fields: a token sealed before `net` existed (at most TOKEN_TTL_MS ago).
+  if (!Array.isArray(v) || (v.length !== 8 && v.length !== 9)) return null;
+  const [id, site, hostname, iat, kind, action, score, cdata, net = null] = v as unknown[];
   const strOrNull = (x: unknown) => x === null || typeof x === 'string';
   if (typeof id !== 'string' || typeof site !== 'string' || typeof hostname !== 'string') return null;
   if (typeof iat !== 'number' || !kinds.includes(kind as TokenKind)) return null;
-  if (!strOrNull(action) || !strOrNull(cdata) || !(score === null || typeof score === 'number')) return null;
+  if (!strOrNull(action) || !strOrNull(cdata) || !strOrNull(net) || !(score === null || typeof score === 'number'))
+    return null;
   return {
     id,
     site,
@@ -194,5 +202,6 @@ function parseClaims(plaintext: Buffer): TokenClaims | null {
     action: action,
     score: score,
     cdata: cdata,
+    net: net,
   };
 }

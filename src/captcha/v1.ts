@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { pooledRandomBytes } from '../random-bytes.ts';
+import { pooledRandomBytes } from './random-bytes.ts';
 import { AppError, notFound, validationError } from '../errors.ts';
 import { answerMatches, deriveAnswer, sameAnswer } from './answer.ts';
 import { openAnswer } from './answer-seal.ts';
@@ -170,7 +170,9 @@ async function load(
 const idle: Evidence = {
   clientRate: 1,
   networkRate: 1,
+  wideRate: 1,
   siteRate: 1,
+  siteBaseline: 1,
   failures: 0,
   abandoned: 0,
   uaMissing: false,

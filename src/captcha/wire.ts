@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { TOKEN_LIMITS } from './tokens.ts';
+/** Field bounds of a token's claims, enforced by tokens.ts `sealToken` and by these shapes. */
+export const TOKEN_LIMITS = { action: 64, cdata: 255, site: 128, hostname: 253, net: 64 } as const;
 
 /**
  * The challenge routes' wire contract, once: the routers validate with these schemas and the

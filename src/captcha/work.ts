@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { pooledRandomBytes } from '../random-bytes.ts';
+import { pooledRandomBytes } from './random-bytes.ts';
 import { subkey } from './subkeys.ts';
 import { ENV_VERSION, type EnvVersion } from './env-proof.ts';
 

@@ -6,7 +6,6 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { PGliteConnectionConfig } from 'mikro-orm-pglite';
 import { baseOptions } from './options.ts';
 import { EMBEDDED_LOCK_STALE_MS, lockEmbeddedDatabase, type HeldLock } from './lock.ts';
-import { scopeOrmStorages } from './orm-storage.ts';
 import { migrationNames } from '../../migrations/names.ts';
 
 export interface DatabaseTarget {
@@ -37,7 +36,6 @@ const embedded = new WeakSet<Orm>();
  * `overrides` are merged last (tests use them for pool sizes, debug and such).
  */
 export async function initORM(target: DatabaseTarget, overrides: Partial<Options> = {}): Promise<Database> {
-  scopeOrmStorages();
   if (target.databaseUrl) {
     const orm = await MikroORM.init({
       ...baseOptions(),
@@ -127,7 +125,7 @@ const MIGRATION_LOCK = 727002;
 export async function migrate(orm: Orm): Promise<string[]> {
   if (await allApplied(orm)) return [];
   // Loaded only when there is something to apply: the migrator, umzug and every migration's
-  // module took about 140 ms of each start.
+  // module.
   const { migratorOf } = await import('./migrator.ts');
   const migrator = migratorOf(orm);
   if (embedded.has(orm)) return (await migrator.up()).map((m) => m.name);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { InferEntity } from '@mikro-orm/core';
-import { defineEntity, p } from '../db/mikro-orm.ts';
+import { defineEntity, p } from '@mikro-orm/core';
 import { UserSchema } from './user.entity.ts';
 
 export type ReportResult = 'good' | 'decent' | 'bad';
@@ -21,8 +21,8 @@ export const ReportSchema = defineEntity({
   tableName: 'reports',
   indexes: [
     // The default sort, covering the lowered URL: a search sorted by id walks it newest first
-    // and filters each entry in the index (an index-only scan), with no heap row per candidate;
-    // page 1 of a search matching 1% of 1,000,000 reports reads 100 index pages, not 1,300 of heap.
+    // and filters each entry in the index (an index-only scan), with no heap row per candidate
+    // (bench/reports-list).
     {
       name: 'reports_user_id_id_url_lower_index',
       expression:
@@ -33,8 +33,7 @@ export const ReportSchema = defineEntity({
     { properties: ['user', 'score', 'id'] },
     { properties: ['user', 'project', 'id'] },
     // The result filter, covering the lowered URL for the same reason: a search among the
-    // user's good reports walks it newest first without a heap row per candidate (88 ms to 6 ms
-    // for a term matching 1% of 1,000,000 reports).
+    // user's good reports walks it newest first without a heap row per candidate.
     {
       name: 'reports_user_id_result_id_url_lower_index',
       expression:
@@ -60,9 +59,8 @@ export const ReportSchema = defineEntity({
     score: p.smallint(),
     /**
      * Per-check results keyed by check id, as phpRank stores them (src/reports/results.ts).
-     * `json`, not `jsonb`: lists send it as stored text (src/raw-json.ts), and jsonb's
-     * conversion back to text cost 3.5 ms of a 100-report page against 1.2 ms for json; no
-     * query looks inside it.
+     * `json`, not `jsonb`: lists send it as stored text (src/raw-json.ts) without jsonb's
+     * conversion back to text; no query looks inside it (docs/decisions/0006-raw-json-results.md).
      */
     results: p.json<Record<string, unknown>>().columnType('json'),
     privacy: p.smallint().$type<Privacy>().default(1),

@@ -1,5 +1,5 @@
 import type { InferEntity } from '@mikro-orm/core';
-import { defineEntity, p } from '../db/mikro-orm.ts';
+import { defineEntity, p } from '@mikro-orm/core';
 
 /** An account: the owner of API keys, reports and sites. */
 export const UserSchema = defineEntity({

@@ -37,7 +37,7 @@ interface AddressKeys {
 
 /**
  * Keys of recently seen addresses. A request asks for them several times (its route's limit,
- * the challenge evidence), and parsing an address was 4% of a challenge creation's CPU.
+ * the challenge evidence), and parsing an address is a visible part of a challenge creation's CPU.
  */
 const recent = new LRUCache<string, AddressKeys>({ max: 10_000 });
 
@@ -49,8 +49,8 @@ const canonicalIPv4 =
   /^((?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){2}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
 function keysOf(ip: string): AddressKeys {
-  // The common case without parsing or the cache (each new address cost a parse, a cache
-  // insert and an eviction: 4% of a challenge creation from many addresses). The keys are
+  // The common case without parsing or the cache (each new address would cost a parse, a
+  // cache insert and an eviction). The keys are
   // what computeKeys makes of the same address.
   const quad = canonicalIPv4.exec(ip);
   if (quad) return { client: ip, network: `${quad[1]}.0/24` };
@@ -84,4 +84,19 @@ export function clientKey(ip: string): string {
 /** The network a velocity counts under: the IPv4 /24 (`192.0.2.0/24`) or the IPv6 /64. */
 export function networkKey(ip: string): string {
   return keysOf(ip).network;
+}
+
+/**
+ * The widest neighbourhood the velocity evidence counts: the IPv4 /16 or the IPv6 /48 (a site
+ * handed to one customer), so one holder of many /24s or /64s is still counted as one.
+ */
+export function wideNetworkKey(ip: string): string {
+  const addr = parse(ip);
+  if (!addr) return ip;
+  if (addr.kind() === 'ipv4') {
+    const o = (addr as ipaddr.IPv4).octets;
+    return `${o[0]}.${o[1]}.0.0/16`;
+  }
+  const parts = (addr as ipaddr.IPv6).parts.slice(0, 3).concat([0, 0, 0, 0, 0]);
+  return `${new ipaddr.IPv6(parts).toString()}/48`;
 }

@@ -7,6 +7,7 @@ import type { Importance } from '../analyzer/index.ts';
 import {
   checkCatalogue,
   type CatalogueEntry,
+  type Counted,
   type Locale,
   type ValueFormat,
   type ValueUnit,
@@ -25,7 +26,7 @@ export interface CheckDescription {
   fix: string;
   unit: ValueUnit;
   format: ValueFormat;
-  counted?: string;
+  counted?: Counted;
   field_labels?: Record<string, string>;
   learn_more?: string;
 }

@@ -107,7 +107,7 @@ export async function listProjects(
   return { rows, total };
 }
 
-/** The public shape of a project (DESIGN section 5). */
+/** The public shape of a project (docs/api.md). */
 export function describeProject(p: Project) {
   const count = p.reportsCount;
   const score = count ? Math.round(Number(p.scoreSum) / count) : 0;

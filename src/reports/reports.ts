@@ -320,7 +320,7 @@ function describeFields<T>(r: Omit<ReportRow, 'results'>, results: T, publicUrl?
   };
 }
 
-/** The public shape of a report (DESIGN section 5: phpRank's fields plus `score` and `share_url`). */
+/** The public shape of a report (docs/api.md: phpRank's fields plus `score` and `share_url`). */
 export function describeReport(r: ReportRow, publicUrl?: string) {
   return describeFields(r, r.results as ReportResults, publicUrl);
 }

@@ -1,6 +1,6 @@
 /**
  * Keeping the memory stores' Maps bounded without ever holding the process for a whole map
- * (a full sweep held it 28 ms at 1,000,000 entries; one per insert past a cap, 2 ms an insert).
+ * (a full sweep of a large map, or one per insert past a cap, would; figures in bench/README.md).
  */
 
 /**

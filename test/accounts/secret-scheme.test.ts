@@ -6,7 +6,7 @@ import {
   secretScheme,
   siteSecretScheme,
 } from '../../src/accounts/secret-scheme.ts';
-import { parseId } from '../../src/ids.ts';
+import { parseId } from '../../src/input/ids.ts';
 
 describe('prefixed secrets (API keys and site secrets)', () => {
   it.each([

@@ -97,7 +97,7 @@ describe('the catalogue of checks', () => {
         if (e.format.type === 'fields') {
           expect(Object.keys(e.fields ?? {}).sort(), where).toEqual(Object.keys(e.format.fields).sort());
         }
-        if (e.unit === 'count') expect(e.counted, where).toMatch(/^[a-z ]+$/);
+        if (e.unit === 'count') expect(e.counted?.other, where).toMatch(/^[a-z ]+$/);
         if (e.learnMore) expect(e.learnMore, where).toMatch(/^https:\/\//);
       }
       expect(titles.size).toBe(checkDefinitions.length);
@@ -127,7 +127,8 @@ describe('values in their units', () => {
     expect(formatNumber(12.34, 'percent')).toBe('12.3 %');
     expect(formatNumber(87, 'score')).toBe('87 / 100');
     expect(formatNumber(404, 'http_status')).toBe('HTTP 404');
-    expect(formatNumber(1234, 'count', { counted: 'links' })).toBe('1,234 links');
+    expect(formatNumber(1234, 'count', { counted: { one: 'link', other: 'links' } })).toBe('1,234 links');
+    expect(formatNumber(1, 'count', { counted: { one: 'link', other: 'links' } })).toBe('1 link');
     expect(formatNumber(0.12345, 'unitless')).toBe('0.123');
   });
 

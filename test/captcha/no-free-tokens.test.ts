@@ -237,10 +237,12 @@ describe('v1 states written before answers were derived', () => {
 });
 
 describe('work rises with velocity', () => {
+  // Each case on a site of its own: the site's own surge raises everyone's work too.
   const bitsAfter = async (n: number, from: (i: number) => string) => {
+    const fresh = await createTestSite(services, [ORIGIN]);
     let bits = 0;
     for (let i = 0; i < n; i++)
-      bits = (await post('/api/v3/challenges', { sitekey: site.sitekey, action: 'a' }, from(i))).body.challenge.bits;
+      bits = (await post('/api/v3/challenges', { sitekey: fresh.sitekey, action: 'a' }, from(i))).body.challenge.bits;
     return bits;
   };
   it('per address, per IPv4 /24 and per IPv6 /64', async () => {
@@ -249,6 +251,14 @@ describe('work rises with velocity', () => {
     expect(await bitsAfter(12, () => '10.200.1.1')).toBeGreaterThanOrEqual(14);
     expect(await bitsAfter(30, (i) => `10.201.7.${i + 1}`)).toBeGreaterThanOrEqual(15);
     expect(await bitsAfter(30, (i) => `2001:db8:42:1::${(i + 1).toString(16)}`)).toBeGreaterThanOrEqual(15);
+  });
+
+  it('per IPv4 /16 and IPv6 /48, and by the site’s surge however the requests are spread', async () => {
+    // A new /24 (and a new /64) each time: each network is calm; the /16, /48 and site are not.
+    expect(await bitsAfter(60, (i) => `10.202.${i + 1}.1`)).toBeGreaterThanOrEqual(16);
+    expect(await bitsAfter(60, (i) => `2001:db8:43:${(i + 1).toString(16)}::1`)).toBeGreaterThanOrEqual(16);
+    // A new /16 each time: only the site's own surge is left to price it.
+    expect(await bitsAfter(60, (i) => `10.${i + 1}.9.1`)).toBeGreaterThanOrEqual(15);
   });
 });
 

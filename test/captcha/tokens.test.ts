@@ -7,10 +7,10 @@ import {
   newTokenId,
   openToken,
   sealToken,
-  TOKEN_LIMITS,
   TOKEN_TTL_MS,
   type TokenClaims,
 } from '../../src/captcha/tokens.ts';
+import { TOKEN_LIMITS } from '../../src/captcha/wire.ts';
 
 const key = randomBytes(32);
 const claims = (over: Partial<TokenClaims> = {}): TokenClaims => ({
@@ -22,6 +22,7 @@ const claims = (over: Partial<TokenClaims> = {}): TokenClaims => ({
   action: 'login',
   score: 0.9,
   cdata: 'order-42',
+  net: '198.51.100.0/24',
   ...over,
 });
 
@@ -29,7 +30,7 @@ describe('sealToken / openToken', () => {
   it('round-trips the claims', () => {
     const c = claims();
     expect(openToken(sealToken(c, key), key)).toEqual({ ok: true, claims: c });
-    const nulls = claims({ kind: 'v1', action: null, score: null, cdata: null });
+    const nulls = claims({ kind: 'v1', action: null, score: null, cdata: null, net: null });
     expect(openToken(sealToken(nulls, key), key)).toEqual({ ok: true, claims: nulls });
   });
 

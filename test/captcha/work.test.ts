@@ -119,7 +119,9 @@ describe('environment proof', () => {
 const calm: Evidence = {
   clientRate: 1,
   networkRate: 1,
+  wideRate: 1,
   siteRate: 1,
+  siteBaseline: 1,
   failures: 0,
   abandoned: 0,
   uaMissing: false,
@@ -143,19 +145,42 @@ describe('evidence sets the work', () => {
     expect(extraBits(calm, { webdriver: false, interactions: 99, timeOnPageMs: 99_999 }).bits).toBe(0);
   });
 
-  it('counts velocity per address, per IPv4 /24 and per IPv6 /64', async () => {
+  it('counts velocity per address, per IPv4 /24 and /16, per IPv6 /64 and /48', async () => {
     const stores = await openStores({ keyPrefix: `t${randomBytes(4).toString('hex')}:` });
     const ua = { userAgent: 'Mozilla/5.0 Chrome/140', acceptLanguage: 'en' };
+    // Mid-window, so the previous (empty) window weighs nothing here.
+    const now = 60_000 * 1000 + 30_000;
     let last: Evidence | undefined;
-    for (let i = 1; i <= 30; i++) last = await observe(stores, 'sk_a', { ip: `198.51.100.${i}`, ...ua });
-    expect(last).toMatchObject({ clientRate: 1, networkRate: 30 });
+    for (let i = 1; i <= 30; i++) last = await observe(stores, 'sk_a', { ip: `198.51.100.${i}`, ...ua }, now);
+    expect(last).toMatchObject({ clientRate: 1, networkRate: 30, wideRate: 30 });
     expect(workSize('default', null, last!).bits).toBeGreaterThan(13);
-    for (let i = 1; i <= 20; i++)
-      last = await observe(stores, 'sk_a', { ip: `2001:db8:7:7::${i.toString(16)}`, ...ua });
-    expect(last).toMatchObject({ clientRate: 20, networkRate: 20 });
-    // velocity (+2) and, here, the 19 puzzles issued and never redeemed (+2)
-    expect(workSize('default', null, last!).bits).toBe(17);
+    for (let i = 1; i <= 60; i++)
+      last = await observe(stores, 'sk_b', { ip: `2001:db8:7:${i.toString(16)}::1`, ...ua }, now);
+    // A new /64 each time: each address is calm, its /48 is not.
+    expect(last).toMatchObject({ clientRate: 1, networkRate: 1, wideRate: 60 });
+    expect(extraBits(last!).reasons).toContain('velocity+1');
     await stores.close();
+  });
+
+  it('a window edge does not reset the price (sliding windows)', async () => {
+    const stores = await openStores({ keyPrefix: `t${randomBytes(4).toString('hex')}:` });
+    const ip = { ip: '203.0.113.5', userAgent: 'Mozilla/5.0 Chrome/140', acceptLanguage: 'en' };
+    const windowStart = 60_000 * 2000;
+    for (let i = 0; i < 24; i++) await observe(stores, 'sk_c', ip, windowStart + 59_000);
+    // One second into the next fixed window: the 24 of a second ago still count (59/60 of them).
+    const next = await observe(stores, 'sk_c', ip, windowStart + 60_000 + 1_000);
+    expect(next.clientRate).toBeCloseTo(1 + 24 * (59 / 60), 5);
+    expect(extraBits(next).reasons).toContain('velocity+3');
+    await stores.close();
+  });
+
+  it('a site far above its own last hour costs every client more, wherever they come from', () => {
+    // A site that saw a few challenges a minute, now 120 a minute from 120 networks.
+    const spread: Evidence = { ...calm, siteRate: 120, siteBaseline: 3 + 120 / 60 };
+    expect(extraBits(spread).reasons).toContain('site_surge+3');
+    expect(workSize('default', null, spread).bits).toBe(16);
+    // A busy site at its usual pace is no surge.
+    expect(extraBits({ ...calm, siteRate: 600, siteBaseline: 580 }).reasons).toEqual([]);
   });
 
   it('sets explicit floors and levels', () => {

@@ -6,8 +6,8 @@ import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
-import { COMPAT_SCRIPTS } from '../../src/widget/compat/scripts.ts';
-import { bundleNamed } from '../../src/widget-build.ts';
+import { COMPAT_SCRIPTS } from '../../widget/compat/scripts.ts';
+import { bundleNamed } from '../../widget/build.ts';
 
 const LIMIT = 12 * 1024;
 

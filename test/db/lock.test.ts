@@ -13,8 +13,8 @@ import {
 } from '../../src/db/lock.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-/** The service's entry point (moved to bin/server.ts by the build work; src/main.ts before). */
-const entry = existsSync(path.join(root, 'bin/server.ts')) ? 'bin/server.ts' : 'src/main.ts';
+/** The service's entry point. */
+const entry = 'bin/server.ts';
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
 

@@ -133,7 +133,7 @@ describe.skipIf(skipE2e)('report share page and API reference in Chromium', () =
       const csp = res.headers.get('content-security-policy') ?? '';
       expect(csp).toContain("frame-ancestors 'none'");
       expect(csp).toContain("script-src 'self'");
-      expect(csp).not.toMatch(/unsafe-eval|https?:/);
+      expect(csp).not.toMatch(/unsafe-eval|unsafe-inline|https?:/);
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
 
       const { page, problems } = await open(`${server.url}/api/docs`, { width: 1280, height: 1000 });
@@ -147,6 +147,10 @@ describe.skipIf(skipE2e)('report share page and API reference in Chromium', () =
       expect(text).toContain('ERR_API_KEY_MISSING');
       expect(text).toContain('ERR_API_KEY_INVALID');
       expect(text).not.toMatch(/[`*]/);
+      await unauthorized
+        .first()
+        .locator('xpath=ancestor::tr')
+        .screenshot({ path: path.join(shots, 'api-docs-error-codes.png') });
 
       // Authorize with an API key, then try the operation.
       await page.locator('.auth-wrapper .authorize').click();

@@ -45,7 +45,7 @@ describe('OpenAPI', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).not.toMatch(/unsafe-eval|https?:/);
+    expect(csp).not.toMatch(/unsafe-eval|unsafe-inline|https?:/);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     const html = await res.text();
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { buildRouteTable } from '../../facade/route-table.ts';
 import { appRouter } from '../../routers/root.ts';
 
-/** SPEC.md's endpoint tables (section 4) and limits (section 8), as the spec states them. */
+/** The specification's endpoint tables (section 4) and limits (section 8), as it states them. */
 const specRoutes = [
   'GET /api/v1/projects',
   'DELETE /api/v1/projects/{project}',
@@ -43,7 +43,7 @@ const extraLimits = Object.fromEntries(providerSiteverify.map((r) => [r, 120]));
 
 const specFile = path.resolve(import.meta.dirname, '../../../shared/SPEC.md');
 
-/** Reads `| METHOD | /path |` rows and the `| METHOD /path | N/minute |` limit rows out of SPEC.md. */
+/** Reads `| METHOD | /path |` rows and the `| METHOD /path | N/minute |` limit rows out of the specification (kept outside the repository; this test runs where it is present). */
 function parseSpec(text: string) {
   const routes = new Set<string>();
   const limits: Record<string, number> = {};

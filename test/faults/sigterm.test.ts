@@ -71,6 +71,8 @@ describe('SIGTERM under load', () => {
         LOG_LEVEL: 'warn',
         API_RATE_LIMIT: '1000000',
         ANALYZER_ALLOW_PRIVATE: 'true',
+        // The one key's share must hold all four slow requests at once.
+        ANALYZER_KEY_CONCURRENCY: '4',
         SHUTDOWN_TIMEOUT_MS: '10000',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../../routers/root.ts';
+import { procedureRecord } from '../../facade/procedures.ts';
 import {
   createKeyedUser,
   openTestServices,
@@ -193,7 +194,7 @@ describe('routes outside the OpenAPI document under hostile input', () => {
     'answers /trpc below 500 whatever procedure, input or body it is sent',
     { timeout: scaledTimeout(120_000) },
     async () => {
-      const procedures = Object.keys(appRouter._def.procedures);
+      const procedures = Object.keys(procedureRecord(appRouter));
       const input = fc
         .dictionary(
           fc.constantFrom(
@@ -241,7 +242,7 @@ describe('routes outside the OpenAPI document under hostile input', () => {
   );
 
   // Regression: a NUL in a stored field once reached PostgreSQL through /trpc (500); the base
-  // procedure now refuses it for every transport (src/input-guards.ts).
+  // procedure now refuses it for every transport (src/input/guards.ts).
   it('answers a NUL in a stored field on /trpc below 500', async () => {
     const req: HostileRequest = {
       method: 'POST',

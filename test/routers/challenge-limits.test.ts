@@ -9,7 +9,7 @@ import {
 import { request } from '../helpers/http.ts';
 import { browser, createTestSite } from '../helpers/captcha.ts';
 
-/** SPEC.md section 8, route for route. */
+/** The specification's rate limits (its section 8), route for route. */
 const limits: Array<[method: 'GET' | 'POST', path: string, limit: number]> = [
   ['POST', '/api/v1/challenges', 60],
   ['GET', '/api/v1/challenges/{challenge}/asset', 120],

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { createSHA256 } from 'hash-wasm';
-import { solvePuzzle, type WasmHasher } from '../../src/widget/solver.ts';
+import { solvePuzzle, type WasmHasher } from '../../widget/solver.ts';
 import { checkWork, issueWork, leadingZeroBits, puzzleHash, solveWork } from '../../src/captcha/work.ts';
-import { tokenLifetime } from '../../src/widget/options.ts';
+import { tokenLifetime } from '../../widget/options.ts';
 
 describe('widget solver (what the worker and the page fallback run)', () => {
   it('finds, with every engine, the first nonce the server accepts', async () => {

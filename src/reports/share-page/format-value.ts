@@ -3,7 +3,7 @@
  * JSON. The catalogue says how each check's value is shaped (formats.ts); a value of another
  * shape (a report stored by an older version) is shown by what it is.
  */
-import type { CatalogueEntry, NumberUnit, ValueFormat } from '../../analyzer/checks/catalogue/index.ts';
+import type { CatalogueEntry, Counted, NumberUnit, ValueFormat } from '../../analyzer/checks/catalogue/index.ts';
 
 /** A value ready to be written out: nothing, a line of text, a list, or label/value rows. */
 export type ShownValue =
@@ -35,11 +35,11 @@ export function formatMilliseconds(ms: number, locale = 'en'): string {
   return `${numberFormat(locale, 1).format(ms / 1000)} s`;
 }
 
-/** A number in `unit`; `counted` names what a count counts ("links"). */
+/** A number in `unit`; `counted` names what a count counts, by plural category ("1 link", "2 links"). */
 export function formatNumber(
   value: number,
   unit: NumberUnit,
-  options: { locale?: string; decimals?: number; counted?: string } = {},
+  options: { locale?: string; decimals?: number; counted?: Counted } = {},
 ): string {
   const locale = options.locale ?? 'en';
   switch (unit) {
@@ -55,7 +55,7 @@ export function formatNumber(
       return `HTTP ${value}`;
     case 'count':
       return options.counted
-        ? `${numberFormat(locale).format(value)} ${options.counted}`
+        ? `${numberFormat(locale).format(value)} ${options.counted[new Intl.PluralRules(locale).select(value)] ?? options.counted.other}`
         : numberFormat(locale).format(value);
     case 'unitless':
       return numberFormat(locale, options.decimals ?? 3).format(value);

@@ -46,7 +46,7 @@ ol.fixes>li,.check{border:1px solid var(--line);border-left:4px solid var(--tone
 .cost{font-weight:700;color:var(--poor);white-space:nowrap}.cost.unscored{color:var(--muted);font-weight:400}
 .fix{margin:.45rem 0 0}.fix strong{color:var(--tone)}
 dl.value{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.5rem 0}dl.value dt{color:var(--muted)}dl.value dd{margin:0;min-width:0}
-dl.value table td,dl.value table th{padding:.15rem .5rem .15rem 0;border:0}
+dl.value table{width:auto}dl.value table td,dl.value table th{padding:.15rem 1.5rem .15rem 0;border:0;font-weight:400}dl.value table th{color:var(--muted)}
 ul.items{margin:0;padding-left:1.1rem}ul.items li{overflow-wrap:anywhere}
 .about{margin:.45rem 0 0}
 form{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}input{font:inherit;padding:.4rem}button{font:inherit;padding:.4rem .9rem}

@@ -68,7 +68,7 @@ export const enMiscellaneous: SectionTexts<MiscellaneousId> = {
     description:
       'The page has enough text to be useful and to be understood by search engines; thin pages rank poorly.',
     fix: 'Add substantive text about the page’s subject.',
-    counted: 'words',
+    counted: { one: 'word', other: 'words' },
   },
   text_html_ratio: {
     title: 'Text to HTML ratio',
@@ -81,7 +81,7 @@ export const enMiscellaneous: SectionTexts<MiscellaneousId> = {
     description:
       'Elements with a style attribute. Inline styles cannot be cached or reused, and they make a strict CSP harder.',
     fix: 'Move the styles into a stylesheet and use classes.',
-    counted: 'elements',
+    counted: { one: 'element', other: 'elements' },
   },
   deprecated_html_tags: {
     title: 'Obsolete HTML elements',
@@ -100,6 +100,6 @@ export const enMiscellaneous: SectionTexts<MiscellaneousId> = {
     description:
       'Errors the rendered page logged to the browser console (failed scripts, exceptions, failed requests).',
     fix: 'Open the browser’s developer tools on the page and correct the errors listed.',
-    counted: 'errors',
+    counted: { one: 'error', other: 'errors' },
   },
 };

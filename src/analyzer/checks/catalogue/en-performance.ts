@@ -69,14 +69,14 @@ export const enPerformance: SectionTexts<PerformanceId> = {
     description:
       'Scripts in the <head> are loaded with async or defer (or as modules). A plain script stops the browser from rendering until it has been fetched and run.',
     fix: 'Add defer (or async) to <script src> tags in the <head>, or move them to the end of <body>.',
-    counted: 'blocking scripts',
+    counted: { one: 'blocking script', other: 'blocking scripts' },
   },
   dom_size: {
     title: 'DOM size',
     description:
       'How many elements the page has; large documents use more memory and make styling and scripts slower. The limit is phpRank’s (1,500 elements); Lighthouse’s DOM size audit passes only up to 818.',
     fix: 'Remove hidden or unused markup, paginate long lists and avoid deeply nested wrappers.',
-    counted: 'elements',
+    counted: { one: 'element', other: 'elements' },
     learnMore: 'https://developer.chrome.com/docs/lighthouse/performance/dom-size',
   },
   cache_headers: {
@@ -151,14 +151,14 @@ export const enPerformance: SectionTexts<PerformanceId> = {
     title: 'Render-blocking resources',
     description: 'Scripts and stylesheets that Chromium had to load before it could paint anything.',
     fix: 'Defer scripts, inline critical CSS and load the rest of the styles without blocking (media queries or preload).',
-    counted: 'resources',
+    counted: { one: 'resource', other: 'resources' },
     learnMore: 'https://developer.chrome.com/docs/lighthouse/performance/render-blocking-resources',
   },
   oversized_images: {
     title: 'Properly sized images',
     description: 'Images that are much larger than the size they are shown at, wasting bytes.',
     fix: 'Serve each image at the size it is displayed, with srcset and sizes for different screens.',
-    counted: 'images',
+    counted: { one: 'image', other: 'images' },
     learnMore: 'https://developer.chrome.com/docs/lighthouse/performance/uses-responsive-images',
   },
   offscreen_images: {
@@ -166,7 +166,7 @@ export const enPerformance: SectionTexts<PerformanceId> = {
     description:
       'Images well below the first screen (more than three screens down) that load before the page is interactive instead of when the visitor scrolls to them, as Lighthouse counts them.',
     fix: 'Add loading="lazy" to images that are not in the first screen.',
-    counted: 'images',
+    counted: { one: 'image', other: 'images' },
     learnMore: 'https://developer.chrome.com/docs/lighthouse/performance/offscreen-images',
   },
 };

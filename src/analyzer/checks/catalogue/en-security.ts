@@ -41,7 +41,7 @@ export const enSecurity: SectionTexts<SecurityId> = {
     description:
       'An HTTPS page loads nothing over plain HTTP. Browsers block or flag such resources, which breaks the page or its padlock.',
     fix: 'Load every script, style, image and frame over https:// (or from the same origin).',
-    counted: 'insecure resources',
+    counted: { one: 'insecure resource', other: 'insecure resources' },
     learnMore: 'https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content',
   },
   server_signature: {
@@ -55,14 +55,14 @@ export const enSecurity: SectionTexts<SecurityId> = {
     description:
       'Links that open another site in a new tab (target="_blank") carry rel="noopener" or "noreferrer", so the other page cannot control this one.',
     fix: 'Add rel="noopener noreferrer" to links with target="_blank" that point to other sites.',
-    counted: 'unsafe links',
+    counted: { one: 'unsafe link', other: 'unsafe links' },
     learnMore: 'https://developer.mozilla.org/en-US/docs/Web/HTML/Attributes/rel/noopener',
   },
   plaintext_email: {
     title: 'E-mail addresses in the page',
     description: 'E-mail addresses written in the page’s text or mailto: links. Harvesters collect them for spam.',
     fix: 'Replace the addresses with a contact form, or obfuscate them.',
-    counted: 'addresses',
+    counted: { one: 'address', other: 'addresses' },
   },
   hsts: {
     title: 'Strict Transport Security',

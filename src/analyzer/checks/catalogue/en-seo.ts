@@ -86,7 +86,7 @@ export const enSeo: SectionTexts<SeoId> = {
     description:
       'The page does not have an excessive number of links. Very many links dilute their weight and make the page hard to use.',
     fix: 'Remove links that readers do not need, or split the page into several pages.',
-    counted: 'links',
+    counted: { one: 'link', other: 'links' },
   },
   language: {
     title: 'Page language',

@@ -8,3 +8,4 @@ export {
   type Locale,
 } from './catalogue.ts';
 export type { NumberUnit, ValueFormat, ValueUnit } from './formats.ts';
+export type { Counted } from './texts.ts';

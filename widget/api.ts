@@ -22,7 +22,7 @@ import type {
   WireV1Verdict as V1Verdict,
   WireV1View as V1View,
   WireWorkView as WorkView,
-} from '../captcha/wire.ts';
+} from '../src/captcha/wire.ts';
 import { runEnv } from './env.ts';
 import { startWork, workerScriptAt } from './work.ts';
 export type { Issued, ManagedOutcome, PowVerdict, V1Verdict, V1View, WorkView };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pooledRandomBytes } from '../src/random-bytes.ts';
+import { pooledRandomBytes } from '../../src/captcha/random-bytes.ts';
 
 describe('pooledRandomBytes', () => {
   it('gives values of the asked size, each its own copy, across pool refills', () => {

@@ -1,4 +1,4 @@
-import { validationError } from './errors.ts';
+import { validationError } from '../errors.ts';
 
 /**
  * Refuses NUL characters anywhere in a procedure's input (query, path params or body, at any

@@ -1,6 +1,6 @@
 /**
  * The compatibility scripts: each served at its provider's path(s) (facade/widget.ts) and
- * bundled like widget.js from its entry in WIDGET_ENTRIES (src/widget-build.ts), which
+ * bundled like widget.js from its entry in WIDGET_ENTRIES (widget/build.ts), which
  * `npm run build` builds ahead of start.
  */
 export const COMPAT_SCRIPTS = [

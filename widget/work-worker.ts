@@ -1,5 +1,5 @@
 /**
- * The proof-of-work worker: its own esbuild entry (src/widget-build.ts bundles it first and
+ * The proof-of-work worker: its own esbuild entry (widget/build.ts bundles it first and
  * hands its code to widget.js, which starts it from a Blob URL). Message in:
  * `{id, bits, indices, engine?}`; out: `{i, n, h}` per solved puzzle (nonce, hashes), then
  * `{done, engine}`, or `{e}` on failure. hash-wasm's SHA-256 where WebAssembly may be compiled

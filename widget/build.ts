@@ -19,7 +19,7 @@ export interface WidgetBundle {
 export interface WidgetEntry {
   /** File name of the built bundle, e.g. `widget.js`. */
   name: string;
-  /** Entry point, relative to this module (`./widget/index.ts`). */
+  /** Entry point, relative to this module (`./index.ts`). */
   source: string;
   format: 'iife' | 'esm';
 }
@@ -29,17 +29,17 @@ export interface WidgetEntry {
  * them into dist/public/ ahead of time; a new bundle is one more line here.
  */
 export const WIDGET_ENTRIES: WidgetEntry[] = [
-  { name: 'widget.js', source: './widget/index.ts', format: 'iife' },
-  // The proof-of-work Web Worker, fetched by the widget and started from a Blob URL (src/widget/work.ts).
-  { name: 'widget-worker.js', source: './widget/work-worker.ts', format: 'iife' },
-  // The providers' drop-in scripts (src/widget/compat/scripts.ts maps them to their paths).
-  { name: 'turnstile.js', source: './widget/compat/turnstile.ts', format: 'iife' },
-  { name: 'recaptcha.js', source: './widget/compat/recaptcha.ts', format: 'iife' },
-  { name: 'hcaptcha.js', source: './widget/compat/hcaptcha.ts', format: 'iife' },
+  { name: 'widget.js', source: './index.ts', format: 'iife' },
+  // The proof-of-work Web Worker, fetched by the widget and started from a Blob URL (widget/work.ts).
+  { name: 'widget-worker.js', source: './work-worker.ts', format: 'iife' },
+  // The providers' drop-in scripts (widget/compat/scripts.ts maps them to their paths).
+  { name: 'turnstile.js', source: './compat/turnstile.ts', format: 'iife' },
+  { name: 'recaptcha.js', source: './compat/recaptcha.ts', format: 'iife' },
+  { name: 'hcaptcha.js', source: './compat/hcaptcha.ts', format: 'iife' },
 ];
 
 /** Entry point of the widget's TypeScript sources. */
-export const WIDGET_ENTRY = fileURLToPath(new URL('./widget/index.ts', import.meta.url));
+export const WIDGET_ENTRY = fileURLToPath(new URL('./index.ts', import.meta.url));
 
 /** Browsers the bundle targets: evergreen ones from 2021 on (Worker, WebCrypto, shadow DOM). */
 export const WIDGET_TARGET = ['chrome90', 'firefox90', 'safari15', 'edge90'];

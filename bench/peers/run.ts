@@ -1,0 +1,139 @@
+// Our siteverify beside the self-hosted alternatives, in one run on this machine: the success
+// path of each (a fresh, valid token verified once) behind the same Koa app and body parser,
+// under the same wrk load (64 connections), with bare Koa (JSON in, JSON out) as the ceiling.
+//   ours    POST /api/v1/siteverify on the service (bench/servers/service.ts), real tokens
+//   altcha  altcha-lib's verifySolution plus a spent-token set (bench/servers/peers.ts)
+//   cap     @cap.js/server's validateToken, tokens redeemed ahead (bench/servers/peers.ts)
+//   bare    bench/servers/bare-koa.ts
+// On memory stores, then on Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379; skipped
+// when unreachable). Targets rotate each round so load from elsewhere falls on all alike.
+//   npx tsx bench/peers/run.ts            BENCH_ROUNDS=2 BENCH_DURATION_SEC=3 BENCH_STORES=memory
+import { startChild, type ChildServer } from '../lib/child.ts';
+import { address, siteverifyRequests, type BenchSite } from '../lib/requests.ts';
+import { fmt } from '../lib/load.ts';
+import { hasWrk, loadAverage, runWrk, runWrkMeasured, type WrkRequest } from '../lib/wrk.ts';
+import { median, redisReachable } from '../siteverify.ts';
+
+const CONNECTIONS = 64;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 3);
+/** Fresh tokens per target and round (a verified token is spent; a repeat is a cheaper path). */
+const PER_ROUND = Number(process.env.BENCH_TOKENS_PER_ROUND ?? 40_000);
+
+interface Target {
+  name: string;
+  url: string;
+  pid: number;
+  /** Requests for round `round` (-1: the warm-up). */
+  requests(round: number): Promise<WrkRequest[]>;
+}
+
+const json = (path: string, body: object, i: number): WrkRequest => ({
+  method: 'POST',
+  path,
+  headers: { 'content-type': 'application/json', 'x-forwarded-for': address(i) },
+  body: JSON.stringify(body),
+});
+
+async function prepared(url: string, kind: 'altcha' | 'cap', n: number): Promise<string[]> {
+  const res = await fetch(`${url}/prepare/${kind}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ n }),
+  });
+  if (!res.ok) throw new Error(`prepare ${kind}: ${res.status}`);
+  return (await res.json()) as string[];
+}
+
+async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildServer<{ port: number }>) {
+  const ours = await startChild<BenchSite & { port: number }>('bench/servers/service.ts', {
+    BENCH_REDIS_URL: store === 'redis' ? redisUrl : '',
+  });
+  const peers = await startChild<{ port: number }>('bench/servers/peers.ts', {
+    PEERS_REDIS_URL: store === 'redis' ? redisUrl : '',
+  });
+  try {
+    const peersUrl = `http://127.0.0.1:${peers.info.port}`;
+    const targets: Target[] = [
+      {
+        name: 'ours (siteverify)',
+        url: `http://127.0.0.1:${ours.info.port}`,
+        pid: ours.child.pid!,
+        requests: async (round) => siteverifyRequests(ours.info, round < 0 ? 5_000 : PER_ROUND),
+      },
+      {
+        name: 'ALTCHA (altcha-lib)',
+        url: peersUrl,
+        pid: peers.child.pid!,
+        requests: async (round) =>
+          (await prepared(peersUrl, 'altcha', round < 0 ? 5_000 : PER_ROUND)).map((payload, i) =>
+            json('/altcha/verify', { payload }, i),
+          ),
+      },
+      {
+        name: 'Cap (@cap.js/server)',
+        url: peersUrl,
+        pid: peers.child.pid!,
+        requests: async (round) =>
+          (await prepared(peersUrl, 'cap', round < 0 ? 5_000 : PER_ROUND)).map((response, i) =>
+            json('/cap/siteverify', { secret: 'x', response }, i),
+          ),
+      },
+      {
+        name: 'bare Koa (ceiling)',
+        url: `http://127.0.0.1:${bare.info.port}`,
+        pid: bare.child.pid!,
+        requests: async () => [json('/', { secret: 'x', response: 'y' }, 0)],
+      },
+    ];
+    for (const t of targets) {
+      await runWrk({ url: t.url, connections: CONNECTIONS, durationSec: 1, requests: await t.requests(-1) });
+    }
+    const results = new Map<string, Array<{ rps: number; p99: number; cpu: number; errors: number }>>();
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = targets.map((_, i) => targets[(i + round) % targets.length]);
+      for (const t of order) {
+        const requests = await t.requests(round);
+        const r = await runWrkMeasured(t.pid, {
+          url: t.url,
+          connections: CONNECTIONS,
+          durationSec: DURATION_SEC,
+          requests,
+        });
+        const errors = r.socketErrors + r.non2xx;
+        results.set(t.name, [
+          ...(results.get(t.name) ?? []),
+          { rps: r.rps, p99: r.p99, cpu: r.cpuUsPerRequest, errors },
+        ]);
+      }
+    }
+    const ceiling = median(results.get('bare Koa (ceiling)')!.map((r) => r.rps));
+    console.log(`\n${store} stores, ${ROUNDS} rounds of ${DURATION_SEC} s, median per target (load ${loadAverage()}):`);
+    for (const t of targets) {
+      const rs = results.get(t.name)!;
+      const rps = median(rs.map((r) => r.rps));
+      console.log(
+        `  ${t.name.padEnd(22)} ${fmt(rps, 0).padStart(7)} req/s  (${fmt(rps / ceiling, 2)} of bare)   p99 ${fmt(median(rs.map((r) => r.p99)), 1).padStart(6)} ms   CPU ${fmt(median(rs.map((r) => r.cpu)), 0).padStart(4)} µs/req   errors ${rs.reduce((n, r) => n + r.errors, 0)}`,
+      );
+    }
+  } finally {
+    await ours.stop();
+    await peers.stop();
+  }
+}
+
+if (!(await hasWrk())) {
+  console.error('wrk is not installed (Debian: apt-get install -y wrk)');
+  process.exit(2);
+}
+const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const bare = await startChild<{ port: number }>('bench/servers/bare-koa.ts');
+try {
+  await measure('memory', redisUrl, bare);
+  if (process.env.BENCH_STORES !== 'memory') {
+    if (await redisReachable(redisUrl)) await measure('redis', redisUrl, bare);
+    else console.log(`\nRedis at ${redisUrl} unreachable: the Redis variant is skipped.`);
+  }
+} finally {
+  await bare.stop();
+}

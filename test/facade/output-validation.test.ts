@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createApp } from '../../facade/app.ts';
+import { listen, type RunningServer } from '../../facade/server.ts';
+import { apiKeyProcedure, originProcedure, publicProcedure, router, secretProcedure } from '../../routers/trpc.ts';
+import { appRouter } from '../../routers/root.ts';
+import { createKeyedUser, openTestServices, type TestServices } from '../helpers/services.ts';
+import { request } from '../helpers/http.ts';
+import { createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
+
+/**
+ * Output parsers run on every route, in tests as in production: a procedure that returns a
+ * field its output schema does not declare never sends it, whatever its auth kind.
+ */
+const answer = z.object({ ok: z.boolean() });
+const leaky = () => ({ ok: true, leakedTokenId: 'tok_secret' });
+const leakyRouter = router({
+  leaky: router({
+    public: publicProcedure
+      .meta({ openapi: { method: 'GET', path: '/api/test/leaky/public' } })
+      .input(z.void())
+      .output(answer)
+      .query(leaky),
+    apiKey: apiKeyProcedure
+      .meta({ openapi: { method: 'GET', path: '/api/test/leaky/api-key' } })
+      .input(z.void())
+      .output(answer)
+      .query(leaky),
+    origin: originProcedure
+      .meta({ openapi: { method: 'POST', path: '/api/test/leaky/origin' } })
+      .input(z.object({ sitekey: z.string().optional() }))
+      .output(answer)
+      .mutation(leaky),
+    secret: secretProcedure
+      .meta({ openapi: { method: 'POST', path: '/api/test/leaky/secret' }, errorShape: 'siteverify' })
+      .input(z.object({ secret: z.string().optional() }))
+      .output(answer)
+      .mutation(leaky),
+  }),
+});
+
+/** The fields each siteverify path documents (docs/challenges.md, src/captcha/protocols.ts). */
+const documented: Record<string, string[]> = {
+  '/api/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'action', 'cdata', 'score'],
+  '/api/v1/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'action', 'cdata', 'score'],
+  '/turnstile/v0/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'action', 'cdata', 'score'],
+  '/recaptcha/api/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'action', 'score'],
+  '/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'credit'],
+};
+
+let services: TestServices;
+let leakyServer: RunningServer;
+let realServer: RunningServer;
+let key: string;
+
+beforeAll(async () => {
+  services = await openTestServices();
+  const options = { port: 0, host: '127.0.0.1', requestTimeoutMs: 10_000 };
+  leakyServer = await listen(createApp(services, leakyRouter), options);
+  realServer = await listen(createApp(services, appRouter), options);
+  key = (await createKeyedUser(services, 'leaky')).key;
+});
+afterAll(async () => {
+  await leakyServer?.close(1000);
+  await realServer?.close(1000);
+  await services?.cleanup();
+});
+
+describe('output validation', () => {
+  it.each([
+    ['public', 'GET', '/api/test/leaky/public'],
+    ['apiKey', 'GET', '/api/test/leaky/api-key'],
+    ['origin', 'POST', '/api/test/leaky/origin'],
+    ['secret', 'POST', '/api/test/leaky/secret'],
+  ] as const)('drops a field the %s procedure does not declare', async (_auth, method, path) => {
+    const res = await request(`http://127.0.0.1:${leakyServer.port}${path}`, {
+      method,
+      key,
+      ...(method === 'POST' ? { json: {} } : {}),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+    expect(Object.keys(res.body as object)).toEqual(['ok']);
+  });
+
+  it.each(Object.entries(documented))(
+    'answers siteverify at %s with only its documented fields',
+    async (path, fields) => {
+      const base = `http://127.0.0.1:${realServer.port}`;
+      const site = await createTestSite(services, ['https://shop.example']);
+      const token = await v3Token(base, {
+        sitekey: site.sitekey,
+        origin: 'https://shop.example',
+        ip: '10.9.8.7',
+        action: 'login',
+        cdata: 'c',
+        tokenKey: services.config.tokenKey,
+      });
+      expect(token.status).toBe(201);
+      const success = await siteverify(base, { secret: site.secret, response: token.body.token }, path);
+      expect(success.body.success).toBe(true);
+      const replay = await siteverify(base, { secret: site.secret, response: token.body.token }, path);
+      expect(replay.body.success).toBe(false);
+      for (const verdict of [success.body, replay.body]) {
+        for (const field of Object.keys(verdict as object)) expect(fields, `${path}: ${field}`).toContain(field);
+      }
+    },
+  );
+});
