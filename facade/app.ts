@@ -37,11 +37,13 @@ export function createApp(
   app.use(errorHandler());
   app.use(metricsMiddleware(services));
   app.use(trpcMount(services, trpcRouter));
+  // The REST routes first: the busiest (siteverify, challenges) are matched by one router;
+  // no path of the others is also a REST path.
+  app.use(rest.routes());
   app.use(system.routes());
   app.use(apiDocsRouter().routes());
   app.use(pages.routes());
   app.use(widgetRouter(services).routes());
-  app.use(rest.routes());
   app.use(rest.allowedMethods());
   app.use(system.allowedMethods());
   app.use(pages.allowedMethods());

@@ -4,7 +4,13 @@ import type { InnerContext } from './context.ts';
 /** The challenge flows' dependencies from a procedure's context. */
 export function captchaDeps(ctx: InnerContext): CaptchaDeps {
   if (!ctx.config.tokenKey) throw new Error('TOKEN_KEY was not resolved at start');
-  return { em: ctx.em, stores: ctx.stores, tokenKey: ctx.config.tokenKey, now: Date.now };
+  return {
+    em: ctx.em,
+    stores: ctx.stores,
+    tokenKey: ctx.config.tokenKey,
+    now: Date.now,
+    testKeys: ctx.config.TEST_KEYS === 'on',
+  };
 }
 
 /**

@@ -156,6 +156,15 @@ const envSchema = z.object({
     .min(1024)
     .default(50 * 1024 * 1024),
   /** Password tries on one share page from one address (its /64 for IPv6) per 15 minutes. */
+  /**
+   * The providers' published test keys (always-pass and always-fail sitekeys and secrets).
+   * `off`: they are unknown keys like any other, so a production backend left on a test
+   * secret accepts nothing. Left `on` with NODE_ENV=production, the service warns at start.
+   */
+  TEST_KEYS: z.enum(['on', 'off']).default('on'),
+  /** Only read to warn about test keys left on in production. */
+  NODE_ENV: z.string().max(64).optional(),
+  /** Password tries on one share page from one address (its /64 for IPv6) per 15 minutes. */
   SHARE_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   /** Password tries on one share page from all addresses together per 15 minutes (an IPv6 /48 holds 65,536 /64s). */
   SHARE_PASSWORD_REPORT_ATTEMPTS: z.coerce.number().int().min(1).default(100),

@@ -53,6 +53,11 @@ export async function openServices(
     throw err;
   }
   const opened = stores;
+  if (config.TEST_KEYS === 'on' && config.NODE_ENV === 'production') {
+    log.warn(
+      'TEST_KEYS is on in production: the published test secrets accept dummy tokens and the test sitekeys issue tokens for any origin; set TEST_KEYS=off',
+    );
+  }
   const metrics = createMetrics();
   const analyzer = createReportAnalyzer(config, undefined, metrics, (message) => log.warn(message));
   return {

@@ -13,6 +13,8 @@ export interface CaptchaDeps {
   stores: Stores;
   tokenKey: Buffer;
   now: () => number;
+  /** Whether the published test keys work (TEST_KEYS); off, they are unknown keys. */
+  testKeys: boolean;
 }
 
 /** The browser side of a request: its origin and the signals risk scoring reads. */
@@ -62,7 +64,7 @@ export async function admit(deps: CaptchaDeps, sitekey: string, req: BrowserRequ
       code: 'ERR_ORIGIN_NOT_ALLOWED',
     });
   }
-  const test = testSitekeyKind(sitekey);
+  const test = deps.testKeys ? testSitekeyKind(sitekey) : null;
   const site = test
     ? { sitekey, origins: [], test: true, level: 'default' as const, minWorkBits: null }
     : await siteByKey(deps.em, sitekey, deps.now());

@@ -40,6 +40,8 @@ export interface SiteverifyDeps {
   stores: Stores;
   tokenKey: Buffer;
   now: () => number;
+  /** Whether the published test secrets work (TEST_KEYS); off, they are unknown secrets. */
+  testKeys: boolean;
 }
 
 export function failure(...codes: SiteverifyErrorCode[]): Verdict {
@@ -101,7 +103,9 @@ function normalise(input: SiteverifyInput): Normalised {
 
 /** The site a (normalised) secret belongs to; null for a missing, test or unknown secret. */
 function secretSite(deps: SiteverifyDeps, secret: string | undefined): Promise<SiteBySecret | null> {
-  return secret && !testSecretKind(secret) ? siteBySecret(deps.em, secret, deps.now()) : Promise.resolve(null);
+  return secret && !(deps.testKeys && testSecretKind(secret))
+    ? siteBySecret(deps.em, secret, deps.now())
+    : Promise.resolve(null);
 }
 
 /** A token that passed every check but redemption, and what redeeming it needs. */
@@ -125,7 +129,7 @@ async function examine(
   if (!secret)
     return { verdict: failure('missing-input-secret', ...(response ? [] : (['missing-input-response'] as const))) };
   if (!response) return { verdict: failure('missing-input-response') };
-  const testKind = testSecretKind(secret);
+  const testKind = deps.testKeys ? testSecretKind(secret) : null;
   if (testKind) return { verdict: testVerdict(testKind, response, deps) };
 
   const site = knownSite === undefined ? await siteBySecret(deps.em, secret, deps.now()) : knownSite;

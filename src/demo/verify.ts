@@ -20,7 +20,16 @@ export interface DemoVerifyCall {
 /** The verdict siteverify would give, from the same verifier, with no HTTP round trip. */
 export async function verifyDemoToken(services: Services, em: EntityManager, call: DemoVerifyCall): Promise<Verdict> {
   if (!services.config.tokenKey) throw new Error('TOKEN_KEY was not resolved at start');
-  return verifyToken({ em, stores: services.stores, tokenKey: services.config.tokenKey, now: Date.now }, call);
+  return verifyToken(
+    {
+      em,
+      stores: services.stores,
+      tokenKey: services.config.tokenKey,
+      now: Date.now,
+      testKeys: services.config.TEST_KEYS === 'on',
+    },
+    call,
+  );
 }
 
 /** How many demo verifications one address may post per minute. */
