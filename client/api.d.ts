@@ -392,6 +392,8 @@ export interface operations {
                         credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
+                        /** @enum {string} */
+                        kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
                     };
@@ -412,6 +414,8 @@ export interface operations {
                         credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
+                        /** @enum {string} */
+                        kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
                     };
@@ -3809,6 +3813,8 @@ export interface operations {
                         credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
+                        /** @enum {string} */
+                        kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
                     };
@@ -3829,6 +3835,8 @@ export interface operations {
                         credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
+                        /** @enum {string} */
+                        kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
                     };
@@ -4764,6 +4772,8 @@ export interface operations {
                         credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
+                        /** @enum {string} */
+                        kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
                     };
@@ -4784,6 +4794,8 @@ export interface operations {
                         credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
+                        /** @enum {string} */
+                        kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
                     };
@@ -4831,6 +4843,8 @@ export interface operations {
                         credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
+                        /** @enum {string} */
+                        kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
                     };
@@ -4851,6 +4865,8 @@ export interface operations {
                         credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
+                        /** @enum {string} */
+                        kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
                     };
@@ -4898,6 +4914,8 @@ export interface operations {
                         credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
+                        /** @enum {string} */
+                        kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
                     };
@@ -4918,6 +4936,8 @@ export interface operations {
                         credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
+                        /** @enum {string} */
+                        kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
                     };

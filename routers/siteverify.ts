@@ -24,6 +24,7 @@ const verdict = z.object({
   action: z.string().nullable().optional(),
   cdata: z.string().nullable().optional(),
   score: z.number().optional(),
+  kind: z.enum(['v1', 'v2', 'v3']).optional(),
   credit: z.boolean().optional(),
 });
 

@@ -16,7 +16,10 @@ export type SiteverifyErrorCode =
   | 'bad-request'
   | 'internal-error';
 
-/** A verdict in the Turnstile/reCAPTCHA shape. `score` only for v3 tokens. */
+/**
+ * A verdict in the Turnstile/reCAPTCHA shape, plus our `kind` (v1, v2 or v3) and `score` for
+ * every token that carries one (v3 always; v2 and escalated v1 tokens too).
+ */
 export interface Verdict {
   success: boolean;
   challenge_ts?: string;
@@ -25,6 +28,7 @@ export interface Verdict {
   action?: string | null;
   cdata?: string | null;
   score?: number;
+  kind?: TokenClaims['kind'];
 }
 
 export interface SiteverifyInput {
@@ -56,7 +60,8 @@ function successFrom(claims: TokenClaims): Verdict {
     'error-codes': [],
     action: claims.action,
     cdata: claims.cdata,
-    ...(claims.kind === 'v3' && claims.score !== null ? { score: claims.score } : {}),
+    ...(claims.score !== null ? { score: claims.score } : {}),
+    kind: claims.kind,
   };
 }
 

@@ -85,6 +85,7 @@ describe("siteverify at the providers' paths", () => {
       action: 'login',
       cdata: 'c-1',
       score: expect.any(Number),
+      kind: 'v3',
     });
     expect((await verify('/turnstile/v0/siteverify', { secret: shop.secret })).body).toEqual({
       success: false,

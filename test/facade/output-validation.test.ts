@@ -41,9 +41,18 @@ const leakyRouter = router({
 
 /** The fields each siteverify path documents (docs/challenges.md, src/captcha/protocols.ts). */
 const documented: Record<string, string[]> = {
-  '/api/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'action', 'cdata', 'score'],
-  '/api/v1/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'action', 'cdata', 'score'],
-  '/turnstile/v0/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'action', 'cdata', 'score'],
+  '/api/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'action', 'cdata', 'score', 'kind'],
+  '/api/v1/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'action', 'cdata', 'score', 'kind'],
+  '/turnstile/v0/siteverify': [
+    'success',
+    'challenge_ts',
+    'hostname',
+    'error-codes',
+    'action',
+    'cdata',
+    'score',
+    'kind',
+  ],
   '/recaptcha/api/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'action', 'score'],
   '/siteverify': ['success', 'challenge_ts', 'hostname', 'error-codes', 'credit'],
 };

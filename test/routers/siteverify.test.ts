@@ -59,6 +59,7 @@ describe('siteverify', () => {
       action: 'login',
       cdata: 'session-42',
       score: expect.any(Number),
+      kind: 'v3',
     });
     const viaForm = await request(`${server.url}/api/v1/siteverify`, {
       method: 'POST',
