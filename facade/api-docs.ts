@@ -81,7 +81,6 @@ const sources: Record<string, () => Promise<Asset>> = {
 
 function secure(ctx: Context): void {
   ctx.set('Content-Security-Policy', apiDocsCsp);
-  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
 }
 

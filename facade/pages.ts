@@ -19,7 +19,6 @@ function html(ctx: Context, status: number, body: string) {
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   );
   ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = body;
 }
 

@@ -23,7 +23,6 @@ function html(ctx: Context, status: number, body: string, csp: string) {
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Content-Security-Policy', `${csp}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`);
   ctx.set('Referrer-Policy', 'strict-origin-when-cross-origin');
-  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = body;
 }
 
@@ -42,7 +41,6 @@ function serveScript(ctx: Context, b: WidgetBundle): void {
   );
   ctx.set('Access-Control-Allow-Origin', '*');
   ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
-  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.etag = gzip ? `${b.etag.slice(0, -1)}-gz"` : b.etag;
   ctx.status = 200;
   if (ctx.fresh) {

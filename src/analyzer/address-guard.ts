@@ -146,18 +146,30 @@ export class AddressGuard {
   readonly #settings: GuardSettings;
   readonly #pending = new Map<string, Promise<string>>();
   readonly #pinned = new Map<string, string>();
-  readonly #resolver?: AnalysisResolver;
+  /** Made on the first name looked up (an analysis of IP literals needs none). */
+  #resolver?: AnalysisResolver;
+  #closed = false;
+  readonly #lookup: LookupFunction;
   readonly #signal?: AbortSignal;
 
   constructor(settings: GuardSettings, signal?: AbortSignal) {
     this.#settings = settings;
     this.#signal = signal;
-    if (!settings.lookup) this.#resolver = new AnalysisResolver(settings.resolver ?? defaultResolverSettings);
+    this.#lookup = settings.lookup ?? ((name) => this.#ownResolver().lookup(name));
     signal?.addEventListener('abort', () => this.close(), { once: true });
+  }
+
+  #ownResolver(): AnalysisResolver {
+    if (!this.#resolver) {
+      this.#resolver = new AnalysisResolver(this.#settings.resolver ?? defaultResolverSettings);
+      if (this.#closed) this.#resolver.close();
+    }
+    return this.#resolver;
   }
 
   /** Cancel lookups in flight; later lookups fail. Idempotent. */
   close(): void {
+    this.#closed = true;
     this.#resolver?.close();
   }
 
@@ -170,8 +182,10 @@ export class AddressGuard {
 
   /**
    * Check the host of `url` and return the address to connect to. Rejects with
-   * `forbidden_address` (any resolved address refused; the message never names the resolved
-   * addresses) or `dns` before any connection is made.
+   * `forbidden_address` before any connection is made: a refused IP literal is named, and
+   * every name that does not resolve, does not answer or resolves to a refused address gets
+   * {@link refusedNameMessage}. With `signal` (default: the guard's), rejects with its reason
+   * as soon as it aborts.
    */
   pin(url: URL, signal: AbortSignal | undefined = this.#signal): Promise<string> {
     const key = hostKey(url.hostname);
@@ -205,7 +219,7 @@ export class AddressGuard {
     try {
       const special = specialUseAnswer(key);
       if (special instanceof Error) throw special;
-      addresses = special ?? (await (this.#settings.lookup ?? ((name) => this.#resolver!.lookup(name)))(key));
+      addresses = special ?? (await this.#lookup(key));
     } catch (err) {
       throw new AnalyzeError('forbidden_address', refusedNameMessage(key), { cause: err });
     }

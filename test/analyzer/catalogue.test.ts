@@ -33,7 +33,6 @@ function renderedPage(): RenderedPage {
     consoleErrors: ['boom'],
     mixedContent: [],
     blocked: [],
-    popups: 0,
     timedOut: false,
     elapsedMs: 1200,
   };

@@ -58,8 +58,6 @@ export interface RenderedPage {
   /** Requests to http: URLs from an https: page (loaded or blocked by the browser). */
   mixedContent: string[];
   blocked: BlockedRequest[];
-  /** Windows the page opened (each closed as it opened). */
-  popups: number;
   /** The load event did not come within the time limit (measurements are partial). */
   timedOut: boolean;
   /** Wall time of the render, ms. */
@@ -133,19 +131,20 @@ export async function renderPage(
       violation ??= what;
       void page.close().catch(() => undefined);
     };
+    const caps = { popups: limits.maxPopups ?? 5, frames: limits.maxFrames ?? 20, workers: limits.maxWorkers ?? 8 };
     let frames = 1;
     let workers = 0;
     let popups = 0;
     context.on('page', (other) => {
       if (other === page) return;
       void other.close().catch(() => undefined);
-      if (++popups > (limits.maxPopups ?? 5)) exceed(`The page opened more than ${limits.maxPopups ?? 5} windows.`);
+      if (++popups > caps.popups) exceed(`The page opened more than ${caps.popups} windows.`);
     });
     page.on('frameattached', () => {
-      if (++frames > (limits.maxFrames ?? 20)) exceed(`The page opened more than ${limits.maxFrames ?? 20} frames.`);
+      if (++frames > caps.frames) exceed(`The page opened more than ${caps.frames} frames.`);
     });
     page.on('worker', () => {
-      if (++workers > (limits.maxWorkers ?? 8)) exceed(`The page started more than ${limits.maxWorkers ?? 8} workers.`);
+      if (++workers > caps.workers) exceed(`The page started more than ${caps.workers} workers.`);
     });
     const limitError = (cause?: unknown): AnalyzeError | undefined => {
       if (violation) return new AnalyzeError('render_limit', violation, { cause });
@@ -255,7 +254,6 @@ export async function renderPage(
         consoleErrors,
         mixedContent: [...mixed].slice(0, 50),
         blocked: [...proxy.blocked],
-        popups,
         timedOut,
         elapsedMs: performance.now() - started,
       };

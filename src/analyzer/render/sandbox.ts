@@ -74,6 +74,15 @@ async function tryWrite(file: string, value: string): Promise<boolean> {
   }
 }
 
+async function tryMkdir(dir: string): Promise<boolean> {
+  try {
+    await mkdir(dir, { recursive: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function readNumber(file: string): Promise<number | undefined> {
   const text = await readFile(file, 'utf8').catch(() => undefined);
   const n = text === undefined ? NaN : Number(text.trim());
@@ -109,13 +118,7 @@ export async function createBrowserCgroup(limitBytes: number, name: string): Pro
     if (controllers.split(/\s+/).includes('memory')) {
       const dir = path.join(root, unified, name);
       await tryWrite(path.join(root, unified, 'cgroup.subtree_control'), '+memory');
-      if (
-        (await mkdir(dir, { recursive: true }).then(
-          () => true,
-          () => false,
-        )) &&
-        (await tryWrite(path.join(dir, 'memory.max'), String(limitBytes)))
-      ) {
+      if ((await tryMkdir(dir)) && (await tryWrite(path.join(dir, 'memory.max'), String(limitBytes)))) {
         await tryWrite(path.join(dir, 'memory.swap.max'), '0');
         return cgroupOf(dir, 2, limitBytes, 'memory.peak');
       }
@@ -125,10 +128,7 @@ export async function createBrowserCgroup(limitBytes: number, name: string): Pro
   const v1 = lines.map((l) => l.split(':')).find((parts) => parts[1]?.split(',').includes('memory'))?.[2];
   if (v1 !== undefined) {
     const dir = path.join('/sys/fs/cgroup/memory', v1, name);
-    const made = await mkdir(dir, { recursive: true }).then(
-      () => true,
-      () => false,
-    );
+    const made = await tryMkdir(dir);
     if (made && (await tryWrite(path.join(dir, 'memory.limit_in_bytes'), String(limitBytes)))) {
       // Without this, pages could push the tree into swap instead of hitting the bound.
       await tryWrite(path.join(dir, 'memory.memsw.limit_in_bytes'), String(limitBytes));

@@ -120,7 +120,6 @@ describe('offscreen images by Lighthouse rule', () => {
       consoleErrors: [],
       mixedContent: [],
       blocked: [],
-      popups: 0,
       timedOut: false,
       elapsedMs: 0,
     };
