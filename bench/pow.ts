@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { createSHA256 } from 'hash-wasm';
 import { chromium, type Browser } from 'playwright-core';
@@ -10,7 +10,7 @@ import { openStores } from '../src/stores/index.ts';
 import { observe, recordRedeemed, SECURITY_LEVELS, workSize, type SecurityLevel } from '../src/captcha/evidence.ts';
 import { checkWork, expectedHashes, issueWork, solveWork, type WorkSize } from '../src/captcha/work.ts';
 import { buildNativeSolver } from './lib/native-solver.ts';
-import { WIDGET_TARGET } from '../widget/build.ts';
+import { WIDGET_ENTRIES, WIDGET_TARGET, buildWidgetEntry } from '../widget/build.ts';
 import { createSite } from '../src/captcha/sites.ts';
 import { createKeyedUser, openTestServices, startTestServer } from '../test/helpers/services.ts';
 
@@ -37,7 +37,6 @@ import { createKeyedUser, openTestServices, startTestServer } from '../test/help
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const WORKER_ENTRY = fileURLToPath(new URL('../widget/work-worker.ts', import.meta.url));
 const LEVELS: SecurityLevel[] = ['low', 'default', 'high'];
 
 function nativeRate(ms = 1500): number {
@@ -73,7 +72,7 @@ const pct = (xs: number[], p: number) => {
 };
 
 /** A page server for the bench pages (another origin than the service). */
-async function pageServer(pages: Map<string, string>) {
+export async function pageServer(pages: Map<string, string>) {
   const server = http.createServer((req, res) => {
     const body = pages.get(new URL(req.url ?? '/', 'http://x').pathname);
     res.writeHead(body ? 200 : 404, { 'Content-Type': body?.startsWith('<') ? 'text/html' : 'text/javascript' });
@@ -87,24 +86,20 @@ async function pageServer(pages: Map<string, string>) {
 }
 
 /** One Chromium worker's hashes/s on the widget's solver: a bench bundle of widget/work.ts. */
-async function workerRate(browser: Browser, origin: string, pages: Map<string, string>): Promise<number> {
-  const worker = await build({
-    entryPoints: [WORKER_ENTRY],
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    platform: 'browser',
-    target: WIDGET_TARGET,
-    write: false,
-    logLevel: 'silent',
-  });
+export async function workerRate(
+  browser: Browser,
+  origin: string,
+  pages: Map<string, string>,
+  engine: 'simd' | 'wasm',
+): Promise<number> {
+  const worker = await buildWidgetEntry(WIDGET_ENTRIES.find((e) => e.name === 'widget-worker.js')!);
   const page = await build({
     stdin: {
       contents: `import { startWork } from './widget/work.ts'; window.benchWork = startWork;`,
       resolveDir: process.cwd(),
       loader: 'ts',
     },
-    define: { __AUDITCAPTCHA_WORK_WORKER__: JSON.stringify(worker.outputFiles[0].text) },
+    define: { __AUDITCAPTCHA_WORK_WORKER__: JSON.stringify(worker.toString('utf8')) },
     bundle: true,
     format: 'iife',
     platform: 'browser',
@@ -116,7 +111,7 @@ async function workerRate(browser: Browser, origin: string, pages: Map<string, s
   pages.set('/rate', '<!doctype html><title>rate</title><script src="/bench-work.js"></script>');
   const tab = await browser.newPage();
   await tab.goto(`${origin}/rate`);
-  const result = await tab.evaluate(async () => {
+  const result = await tab.evaluate(async (engine) => {
     const w = window as unknown as {
       benchWork: (
         s: object,
@@ -124,14 +119,17 @@ async function workerRate(browser: Browser, origin: string, pages: Map<string, s
         o?: object,
       ) => { promise: Promise<{ solutions: string; ms: number; engine: string }> };
     };
-    await w.benchWork({ id: 'warmupwarmupwarmupwarm', count: 4, bits: 12 }, undefined, { workers: 1 }).promise;
-    const out = await w.benchWork({ id: 'benchbenchbenchbenchbe', count: 48, bits: 15 }, undefined, { workers: 1 })
-      .promise;
+    await w.benchWork({ id: 'warmupwarmupwarmupwarm', count: 4, bits: 12 }, undefined, { workers: 1, engine }).promise;
+    const out = await w.benchWork(
+      { id: 'benchbenchbenchbenchbe', count: 48, bits: engine === 'simd' ? 18 : 15 },
+      undefined,
+      { workers: 1, engine },
+    ).promise;
     const hashes = out.solutions.split(',').reduce((a, n) => a + Number(n) + 1, 0);
     return { hashes, ms: out.ms, engine: out.engine };
-  });
+  }, engine);
   await tab.close();
-  if (result.engine !== 'wasm') console.log(`  (worker engine: ${result.engine})`);
+  if (result.engine !== engine) throw new Error(`the worker ran ${result.engine}, not ${engine}`);
   return result.hashes / (result.ms / 1000);
 }
 

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, constants as zlib } from 'node:zlib';
+import type { Plugin } from 'esbuild';
+import { compileWat } from './pow/compile.ts';
 
 /** A browser bundle, built once per process (or ahead, by `npm run build`). */
 export interface WidgetBundle {
@@ -104,9 +106,18 @@ export async function buildWidgetEntry(entry: WidgetEntry): Promise<Buffer> {
     ...options,
     entryPoints: [fileURLToPath(new URL(entry.source, import.meta.url))],
     format: entry.format,
+    plugins: [watPlugin],
   });
   return Buffer.from(result.outputFiles[0].contents);
 }
+
+/** `import bytes from './x.wat'`: the module's binary, compiled by wabt, inlined as a Uint8Array. */
+const watPlugin: Plugin = {
+  name: 'wat',
+  setup(b) {
+    b.onLoad({ filter: /\.wat$/ }, async (args) => ({ contents: await compileWat(args.path), loader: 'binary' }));
+  },
+};
 
 function describe(code: Buffer): WidgetBundle {
   const hash = createHash('sha256').update(code).digest('hex');

@@ -3,13 +3,16 @@
  * decimal nonce, counting up from 0, such that SHA-256 of `${id}.${i}:${nonce}` starts with
  * `bits` zero bits. Shared by the worker entry (work-worker.ts) and the on-page fallback.
  *
- * Engines: `wasm` (hash-wasm's SHA-256, what workers use), `webcrypto` (crypto.subtle, in
- * batches of concurrent digests: each digest costs a promise and a thread hop) and `js` (the
- * small SHA-256 below, returning only the first word of the digest, which is all the check
- * needs). Measured in bench/pow.ts.
+ * Engines: `simd` (pow/sha256-search.wat: the whole nonce loop in WebAssembly, four nonces
+ * per SIMD vector; what workers use where the browser has WebAssembly SIMD), `wasm`
+ * (hash-wasm's SHA-256, one call per hash; where SIMD is missing), `webcrypto`
+ * (crypto.subtle, in batches of concurrent digests: each digest costs a promise and a thread
+ * hop) and `js` (the small SHA-256 below, returning only the first word of the digest, which
+ * is all the check needs). Measured in bench/pow.ts.
  */
+import type { SimdSearch } from './pow/search.ts';
 
-export type Engine = 'wasm' | 'webcrypto' | 'js';
+export type Engine = 'simd' | 'wasm' | 'webcrypto' | 'js';
 
 /** hash-wasm's hasher, as far as the solver uses it. */
 export interface WasmHasher {
@@ -21,6 +24,7 @@ export interface WasmHasher {
 export interface SolveOptions {
   engine: Engine;
   wasm?: WasmHasher;
+  simd?: SimdSearch;
   /** Called every few thousand hashes; returning true stops the search. */
   cancelled?: () => boolean;
   /** On the page: yield to the event loop every 40 ms. */
@@ -122,6 +126,16 @@ export async function solvePuzzle(
     return prefix.length + digits.length;
   };
   const enough = (word: number) => bits === 0 || word >>> (32 - bits) === 0;
+  const simd = opts.engine === 'simd' ? opts.simd : undefined;
+  if (simd) {
+    // 16,384 groups of four nonces between checks for cancellation (a few ms).
+    const rounds = 16_384;
+    for (let start = 0; start < Number.MAX_SAFE_INTEGER; start += 4 * rounds) {
+      const nonce = simd.search(prefix, bits, start, rounds);
+      if (nonce >= 0) return { nonce, hashes: nonce + 1 };
+      if (opts.cancelled?.()) throw new Error('cancelled');
+    }
+  }
   const subtle = opts.engine === 'webcrypto' && globalThis.crypto?.subtle;
   const wasm = opts.engine === 'wasm' ? opts.wasm : undefined;
   const batch = subtle ? 512 : 4096;

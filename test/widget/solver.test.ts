@@ -2,16 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { createSHA256 } from 'hash-wasm';
 import { solvePuzzle, type WasmHasher } from '../../widget/solver.ts';
+import { instantiateSearch } from '../../widget/pow/search.ts';
+import { searchWasm } from '../../widget/pow/compile.ts';
 import { checkWork, issueWork, leadingZeroBits, puzzleHash, solveWork } from '../../src/captcha/work.ts';
 import { tokenLifetime } from '../../widget/options.ts';
 
 describe('widget solver (what the worker and the page fallback run)', () => {
   it('finds, with every engine, the first nonce the server accepts', async () => {
     const wasm = (await createSHA256()) as unknown as WasmHasher;
-    for (const engine of ['wasm', 'webcrypto', 'js'] as const) {
+    const simd = await instantiateSearch(await searchWasm());
+    expect(simd).toBeDefined();
+    for (const engine of ['simd', 'wasm', 'webcrypto', 'js'] as const) {
       for (const bits of [0, 1, 8, 11]) {
         const id = randomBytes(16).toString('base64url');
-        const { nonce } = await solvePuzzle(id, 3, bits, { engine, wasm });
+        const { nonce } = await solvePuzzle(id, 3, bits, { engine, wasm, simd });
         expect(leadingZeroBits(puzzleHash(id, 3, String(nonce)))).toBeGreaterThanOrEqual(bits);
         for (let n = 0; n < nonce; n++) expect(leadingZeroBits(puzzleHash(id, 3, String(n)))).toBeLessThan(bits);
       }
@@ -42,8 +46,29 @@ describe('widget solver (what the worker and the page fallback run)', () => {
     }
   });
 
+  it('the SIMD search decides like node’s across digit-count changes, every prefix length and lane', async () => {
+    const simd = (await instantiateSearch(await searchWasm()))!;
+    const first = (prefix: string, bits: number, start: number): number => {
+      for (let n = start; ; n++) if (leadingZeroBits(puzzleHash(prefix, 0, String(n))) >= bits) return n;
+    };
+    for (const len of [1, 5, 22, 30, 36]) {
+      const id = randomBytes(24).toString('base64url').slice(0, len);
+      const prefix = new TextEncoder().encode(`${id}.0:`);
+      for (const start of [0, 6, 97, 9_995, 999_999_998, 10 ** 15 - 3]) {
+        let found = -1;
+        for (let s = start; found < 0; s += 4 * 4096) found = simd.search(prefix, 6, s, 4096);
+        expect(found).toBe(first(id, 6, start));
+      }
+    }
+    expect(() => simd.search(new Uint8Array(40), 6, 0, 1)).toThrow('one block');
+  });
+
   it('stops when cancelled', async () => {
     await expect(solvePuzzle('salt', 32, 32, { engine: 'js', cancelled: () => true })).rejects.toThrow('cancelled');
+    const simd = await instantiateSearch(await searchWasm());
+    await expect(solvePuzzle('salt', 32, 32, { engine: 'simd', simd, cancelled: () => true })).rejects.toThrow(
+      'cancelled',
+    );
   });
 });
 

@@ -1,0 +1,5 @@
+/** A .wat import is its WebAssembly binary, compiled at bundle time (widget/build.ts). */
+declare module '*.wat' {
+  const bytes: Uint8Array<ArrayBuffer>;
+  export default bytes;
+}
