@@ -317,6 +317,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        __schema0: {
+            c?: components["schemas"]["__schema0"][];
+            /** @constant */
+            m?: 1;
+            s: {
+                [key: string]: string;
+            };
+        };
         /** @description A failure. `code` is stable (see the table in docs/api.md); `message` is for people. */
         Error: {
             /** @enum {string} */
@@ -378,7 +386,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A verdict: `success: true` once per token, else `success: false` with `error-codes` (`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, `timeout-or-duplicate`, `bad-request`, `internal-error`). */
+            /** @description A verdict: `success: true` once per token, else `success: false` with `error-codes` (`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, `timeout-or-duplicate`, `remoteip-mismatch` (the token was solved on another network than `remoteip`), `bad-request`, `internal-error`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3799,7 +3807,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A verdict: `success: true` once per token, else `success: false` with `error-codes` (`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, `timeout-or-duplicate`, `bad-request`, `internal-error`). */
+            /** @description A verdict: `success: true` once per token, else `success: false` with `error-codes` (`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, `timeout-or-duplicate`, `remoteip-mismatch` (the token was solved on another network than `remoteip`), `bad-request`, `internal-error`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3890,8 +3898,7 @@ export interface operations {
                             bits: number;
                             count: number;
                             env: {
-                                ops: number[][];
-                                seed: number;
+                                probe: components["schemas"]["__schema0"] | null;
                             };
                             expires_at: string;
                             id: string;
@@ -4488,8 +4495,7 @@ export interface operations {
                             bits: number;
                             count: number;
                             env: {
-                                ops: number[][];
-                                seed: number;
+                                probe: components["schemas"]["__schema0"] | null;
                             };
                             expires_at: string;
                             id: string;
@@ -4758,7 +4764,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A verdict: `success: true` once per token, else `success: false` with `error-codes` (`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, `timeout-or-duplicate`, `bad-request`, `internal-error`). */
+            /** @description A verdict: `success: true` once per token, else `success: false` with `error-codes` (`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, `timeout-or-duplicate`, `remoteip-mismatch` (the token was solved on another network than `remoteip`), `bad-request`, `internal-error`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4829,7 +4835,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A verdict: `success: true` once per token, else `success: false` with `error-codes` (`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, `timeout-or-duplicate`, `bad-request`, `internal-error`). */
+            /** @description A verdict: `success: true` once per token, else `success: false` with `error-codes` (`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, `timeout-or-duplicate`, `remoteip-mismatch` (the token was solved on another network than `remoteip`), `bad-request`, `internal-error`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4900,7 +4906,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A verdict: `success: true` once per token, else `success: false` with `error-codes` (`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, `timeout-or-duplicate`, `bad-request`, `internal-error`). */
+            /** @description A verdict: `success: true` once per token, else `success: false` with `error-codes` (`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, `timeout-or-duplicate`, `remoteip-mismatch` (the token was solved on another network than `remoteip`), `bad-request`, `internal-error`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -121,7 +121,7 @@ function siteverifyResponses(ok: Json): Record<string, Json> {
       description:
         'A verdict: `success: true` once per token, else `success: false` with `error-codes` ' +
         '(`missing-input-secret`, `invalid-input-secret`, `missing-input-response`, `invalid-input-response`, ' +
-        '`timeout-or-duplicate`, `bad-request`, `internal-error`).',
+        '`timeout-or-duplicate`, `remoteip-mismatch` (the token was solved on another network than `remoteip`), `bad-request`, `internal-error`).',
       headers: { 'X-Request-Id': header('X-Request-Id') },
       content,
     },

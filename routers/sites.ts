@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { apiKeyProcedure, router } from './trpc.ts';
-import { createSite, deleteSite, describeSite, listSites, rotateSecret, updateSite } from '../src/captcha/sites.ts';
+import {
+  createSite,
+  deleteSite,
+  describeSite,
+  listSites,
+  REMOTEIP_CHECKS,
+  rotateSecret,
+  updateSite,
+} from '../src/captcha/sites.ts';
 import { MAX_SITEVERIFY_PER_MINUTE } from '../src/captcha/siteverify-limit.ts';
 
 const origins = z.array(z.string().max(300)).min(1).max(100);
@@ -11,6 +19,8 @@ const securityLevel = z.enum(['low', 'default', 'high']);
 const minWorkBits = z.number().int().min(16).max(30).nullable();
 /** Siteverify calls a minute per client address; null: the spec's 120 (issue 14). */
 const siteverifyPerMinute = z.number().int().min(1).max(MAX_SITEVERIFY_PER_MINUTE).nullable().optional();
+/** What siteverify does with a `remoteip` on another network than the solver's (docs/challenges.md). */
+const remoteipCheck = z.enum(REMOTEIP_CHECKS).optional();
 
 /** Site management for typed clients on /trpc (and the CLI); not part of the REST surface. */
 export const sitesRouter = router({
@@ -23,6 +33,7 @@ export const sitesRouter = router({
         security_level: securityLevel.optional(),
         min_work_bits: minWorkBits.optional(),
         siteverifyPerMinute,
+        remoteip_check: remoteipCheck,
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -39,6 +50,7 @@ export const sitesRouter = router({
         security_level: securityLevel.optional(),
         min_work_bits: minWorkBits.optional(),
         siteverifyPerMinute,
+        remoteip_check: remoteipCheck,
       }),
     )
     .mutation(async ({ ctx, input }) => ({

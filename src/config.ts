@@ -162,6 +162,12 @@ const envSchema = z.object({
    * secret accepts nothing. Left `on` with NODE_ENV=production, the service warns at start.
    */
   TEST_KEYS: z.enum(['on', 'off']).default('on'),
+  /**
+   * The environment proof's engine (src/captcha/engine-reference.ts): `auto` measures its
+   * layouts in the Chromium at ANALYZER_CHROMIUM_PATH when it exists; `never` issues
+   * challenges without one (tokens then score at most 0.1 and v2 shows the image).
+   */
+  CAPTCHA_ENGINE: z.enum(['auto', 'never']).default('auto'),
   /** Only read to warn about test keys left on in production. */
   NODE_ENV: z.string().max(64).optional(),
   /** Password tries on one share page from one address (its /64 for IPv6) per 15 minutes. */

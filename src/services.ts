@@ -6,6 +6,8 @@ import { initORM, migrate, type Database } from './db/orm.ts';
 import { openStores, type Stores } from './stores/index.ts';
 import { createReportAnalyzer, type ReportAnalyzer } from './reports/analysis.ts';
 import { createMetrics, instrumentStores, type Metrics } from './metrics.ts';
+import { engineReferenceFrom } from './captcha/engine-reference-from.ts';
+import type { ReferenceSource } from './captcha/engine-reference.ts';
 
 /** Long-lived things a request may use; built once at start by `openServices`. */
 export interface Services {
@@ -16,6 +18,8 @@ export interface Services {
   analyzer: ReportAnalyzer;
   /** Prometheus metrics of this instance (src/metrics.ts). */
   metrics: Metrics;
+  /** Engine-measured layouts for the environment proof; undefined where no Chromium is configured. */
+  engineReference?: ReferenceSource;
 }
 
 export interface OpenedServices extends Services {
@@ -60,6 +64,7 @@ export async function openServices(
   }
   const metrics = createMetrics();
   const analyzer = createReportAnalyzer(config, undefined, metrics, (message) => log.warn(message));
+  const engineReference = engineReferenceFrom(config, (message) => log.warn(message));
   return {
     config,
     log,
@@ -67,9 +72,11 @@ export async function openServices(
     stores: instrumentStores(opened, metrics),
     analyzer,
     metrics,
+    engineReference,
     db,
     migrationsApplied: applied,
     async close() {
+      await engineReference?.close().catch((err: unknown) => log.warn({ err }, 'closing the engine reference failed'));
       await analyzer
         .close()
         .catch((err: unknown) => log.warn({ err }, 'closing the analyzer (check workers, browser) failed'));

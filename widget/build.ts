@@ -34,6 +34,8 @@ export const WIDGET_ENTRIES: WidgetEntry[] = [
   { name: 'widget.js', source: './index.ts', format: 'iife' },
   // The proof-of-work Web Worker, fetched by the widget and started from a Blob URL (widget/work.ts).
   { name: 'widget-worker.js', source: './work-worker.ts', format: 'iife' },
+  // The layout measurement alone, for the service's own Chromium (src/captcha/engine-reference.ts).
+  { name: 'env-probes.js', source: './env-probes-entry.ts', format: 'iife' },
   // The providers' drop-in scripts (widget/compat/scripts.ts maps them to their paths).
   { name: 'turnstile.js', source: './compat/turnstile.ts', format: 'iife' },
   { name: 'recaptcha.js', source: './compat/recaptcha.ts', format: 'iife' },

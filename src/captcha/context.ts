@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors.ts';
 import type { Stores } from '../stores/index.ts';
 import { networkKey } from '../net/client-key.ts';
+import type { ReferenceSource } from './engine-reference.ts';
 import { hostnameOf, originAllowed, requestOrigin } from './origins.ts';
 import { siteByKey, type SiteView } from './sites.ts';
 import { testSitekeyKind, type TestSitekeyKind } from './test-keys.ts';
@@ -15,6 +16,8 @@ export interface CaptchaDeps {
   now: () => number;
   /** Whether the published test keys work (TEST_KEYS); off, they are unknown keys. */
   testKeys: boolean;
+  /** Layouts with engine-measured values for the environment proof (engine-reference.ts); none: no proof. */
+  reference?: ReferenceSource;
 }
 
 /** The browser side of a request: its origin and the signals risk scoring reads. */

@@ -41,15 +41,20 @@ const MINUTE = 60_000;
 const TEN_MINUTES = 600_000;
 const HOUR = 3_600_000;
 
-/** Per-site security level: the work every token costs before any evidence is counted. */
+/**
+ * Per-site security level: the work every token costs before any evidence is counted. Sized
+ * against the widget's SIMD search (about 10 M hashes a second per Chromium worker) and the
+ * attacker's best native solver (AVX-512, about 30-40 M per core): `default` is about 0.6 s
+ * for a person on two cores and 0.3-0.4 CPU-s for a native bot (bench/pow.ts, docs/challenges.md).
+ */
 export type SecurityLevel = 'low' | 'default' | 'high';
 export const SECURITY_LEVELS: Record<SecurityLevel, WorkSize> = {
-  low: { count: 16, bits: 12 },
-  default: { count: 32, bits: 13 },
-  high: { count: 32, bits: 15 },
+  low: { count: 48, bits: 15 },
+  default: { count: 48, bits: 18 },
+  high: { count: 48, bits: 20 },
 };
-/** The no-image path costs this many more bits than the image path's work (8×). */
-export const NO_IMAGE_EXTRA_BITS = 3;
+/** The no-image path costs this many more bits than the image path's work (4×). */
+export const NO_IMAGE_EXTRA_BITS = 2;
 
 /** What the server saw about one request. */
 export interface Evidence {

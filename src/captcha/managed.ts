@@ -8,7 +8,7 @@ import {
   type CaptchaDeps,
   type IssuedToken,
 } from './context.ts';
-import { envProgram, checkEnv, type EnvProgram } from './env-proof.ts';
+import { checkEnv, sealValues, type ProbeBox } from './env-proof.ts';
 import {
   observe,
   packEvidence,
@@ -33,8 +33,8 @@ import {
 
 export type { Telemetry } from './evidence.ts';
 
-/** Work plus the environment program the widget runs in the page. */
-export type WorkChallenge = WorkView & { env: EnvProgram };
+/** Work plus the environment proof's layout the widget measures in the page (null: no engine to take its values). */
+export type WorkChallenge = WorkView & { env: { probe: ProbeBox | null } };
 
 /** What the client sends back for a work challenge. */
 export interface WorkProof {
@@ -43,15 +43,16 @@ export interface WorkProof {
   env?: string;
 }
 
-/** Issues work of the evidence's size, with its environment program. */
-export function issueChallenge(
+/** Issues work of the evidence's size, with a layout for the environment proof (its values sealed in the ticket). */
+export async function issueChallenge(
   deps: CaptchaDeps,
   admitted: AdmittedSite,
   purpose: WorkPurpose,
   evidence: Evidence,
   opts: { bind?: string; telemetry?: Telemetry; action: string | null; cdata: string | null; extraBits?: number },
-): WorkChallenge {
+): Promise<WorkChallenge> {
   const size = workSize(admitted.site.level, admitted.site.minWorkBits, evidence, opts.telemetry);
+  const reference = await deps.reference?.take();
   const view = issueWork(deps.tokenKey, {
     site: admitted.site.sitekey,
     purpose,
@@ -61,8 +62,9 @@ export function issueChallenge(
     evidence: packEvidence(evidence),
     action: opts.action,
     cdata: opts.cdata,
+    env: reference ? sealValues(deps.tokenKey, reference.values) : null,
   });
-  return { ...view, env: envProgram(deps.tokenKey, view.id) };
+  return { ...view, env: { probe: reference?.probe ?? null } };
 }
 
 export type ManagedOutcome =
@@ -105,7 +107,7 @@ export async function startManaged(
   if (best.score < DIRECT_CHALLENGE_THRESHOLD) {
     return { outcome: 'challenge', challenge: await createV1(deps, admitted, { action, cdata, evidence }) };
   }
-  const work = issueChallenge(deps, admitted, 'v2', evidence, { telemetry: input.telemetry, action, cdata });
+  const work = await issueChallenge(deps, admitted, 'v2', evidence, { telemetry: input.telemetry, action, cdata });
   return { outcome: 'pow', challenge: work.id, work, expires_at: work.expires_at };
 }
 
@@ -152,7 +154,7 @@ export async function verifyManaged(
   if (!(await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), claims, now))))
     throw notFound('Challenge');
   await guardStore(recordRedeemed(deps.stores, claims.site, req));
-  const envOk = checkEnv(deps.tokenKey, claims.id, proof.env, claims.env);
+  const envOk = checkEnv(deps.tokenKey, claims.env, proof.env);
   const { score } = scoreEvidence({
     evidence: unpackEvidence(claims.ev),
     telemetry: proof.telemetry,
@@ -165,12 +167,13 @@ export async function verifyManaged(
       ...issueToken(deps, admitted, { kind: 'v2', action: claims.action, cdata: claims.cdata, score }),
     };
   }
-  const challenge = await createV1(deps, admitted, {
-    action: claims.action,
-    cdata: claims.cdata,
-    score,
-    workDone: true,
-  });
+  // The image's no-image path is priced from this request's evidence, like any challenge.
+  const challenge = await createV1(
+    deps,
+    admitted,
+    { action: claims.action, cdata: claims.cdata, score, workDone: true },
+    req,
+  );
   return { success: false, error: 'challenge-required', challenge };
 }
 
@@ -216,7 +219,7 @@ export async function issueScoreToken(
   if (input.work === undefined) {
     const evidence = await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin }));
     return {
-      challenge: issueChallenge(deps, admitted, 'v3', evidence, {
+      challenge: await issueChallenge(deps, admitted, 'v3', evidence, {
         telemetry: input.telemetry,
         action: input.action,
         cdata,
@@ -240,7 +243,7 @@ export async function issueScoreToken(
   const { score } = scoreEvidence({
     evidence: unpackEvidence(claims.ev),
     telemetry: input.telemetry,
-    envOk: checkEnv(deps.tokenKey, claims.id, input.env, claims.env),
+    envOk: checkEnv(deps.tokenKey, claims.env, input.env),
     work: { size: claims, elapsedMs: checked.elapsedMs },
   });
   return issueToken(deps, admitted, { kind: 'v3', action: input.action, cdata, score });

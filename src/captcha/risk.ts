@@ -43,10 +43,17 @@ export interface RiskScore {
   reasons: string[];
 }
 
-/** Hashes per second beyond any browser (a 16-thread machine with a fast wasm SHA-256). */
-export const BROWSER_MAX_RATE = 64_000_000;
+/** Hashes per second beyond any browser (16 workers of the widget's SIMD search at 12.5 M a second each). */
+export const BROWSER_MAX_RATE = 200_000_000;
 /** Without a right environment proof the score is capped here. */
 export const NO_ENV_CAP = 0.1;
+/**
+ * A v1 token's score: a right image answer (with its work) proves no browser, so it scores
+ * at most this; the no-image path is work only, scored as work without an environment proof
+ * ({@link NO_ENV_CAP}). A v1 token reached through v2's escalation keeps its lower v2 score.
+ */
+export const IMAGE_ANSWER_SCORE = 0.3;
+export const WORK_ONLY_SCORE = 0.1;
 /** v2: a score at or above this passes after the invisible work; below, the image challenge. */
 export const PASS_THRESHOLD = 0.5;
 /** v2: before any work, a score (assuming work and environment proof) below this goes to the image at once. */

@@ -20,15 +20,28 @@ export interface SiteView {
   minWorkBits: number | null;
 }
 
+/**
+ * What siteverify does with a `remoteip` on another network (IPv4 /24, IPv6 /64) than the
+ * one the token was solved from: `enforce` refuses it (`remoteip-mismatch`), `score` passes
+ * it with its score lowered (siteverify.ts), `off` ignores `remoteip`.
+ */
+export const REMOTEIP_CHECKS = ['enforce', 'score', 'off'] as const;
+export type RemoteipCheck = (typeof REMOTEIP_CHECKS)[number];
+
 /** A site's security settings as the sites procedures and the CLI take them. */
 export interface SecuritySettings {
   security_level?: SecurityLevel;
   /** Null clears the floor. */
   min_work_bits?: number | null;
+  remoteip_check?: RemoteipCheck;
 }
 
 function levelOf(value: string | null | undefined): SecurityLevel {
   return value === 'low' || value === 'high' ? value : 'default';
+}
+
+function remoteipCheckOf(value: string | null | undefined): RemoteipCheck {
+  return value === 'score' || value === 'off' ? value : 'enforce';
 }
 
 /** How long a site looked up by sitekey or secret is trusted without asking the database. */
@@ -79,6 +92,7 @@ export async function createSite(
     securityLevel: input.security_level ?? 'default',
     minWorkBits: input.min_work_bits ?? null,
     siteverifyPerMinute: input.siteverifyPerMinute ?? null,
+    remoteipCheck: input.remoteip_check ?? 'enforce',
   });
   await em.persistAndFlush(site);
   return { site, secret };
@@ -103,6 +117,7 @@ export async function updateSite(
   const site = await ownSite(em, ownerId, sitekey);
   if (change.security_level) site.securityLevel = change.security_level;
   if (change.min_work_bits !== undefined) site.minWorkBits = change.min_work_bits;
+  if (change.remoteip_check) site.remoteipCheck = change.remoteip_check;
   if (change.siteverifyPerMinute !== undefined) site.siteverifyPerMinute = change.siteverifyPerMinute;
   if (change.origins) site.origins = parseOrigins(change.origins);
   if (change.name) site.name = change.name;
@@ -134,9 +149,7 @@ export async function deleteSite(em: EntityManager, ownerId: number, sitekey: st
  * `SITE_CACHE_MS` (rotation and deletion here drop the entry at once; another instance
  * stops accepting an old secret within that time). Unknown secrets are not cached.
  */
-interface SecretEntry {
-  sitekey: string;
-  siteverifyPerMinute: number | null;
+interface SecretEntry extends SiteBySecret {
   /** Trusted until then (on the caller's clock, `now`). */
   until: number;
 }
@@ -162,6 +175,7 @@ const processCaches = createSiteCaches();
 export interface SiteBySecret {
   sitekey: string;
   siteverifyPerMinute: number | null;
+  remoteipCheck: RemoteipCheck;
 }
 
 /**
@@ -176,17 +190,24 @@ export async function siteBySecret(
 ): Promise<SiteBySecret | null> {
   const cacheKey = hashSecret(secret).toString('hex');
   const cached = caches.bySecretHash.get(cacheKey);
-  if (cached && cached.until > now) return { sitekey: cached.sitekey, siteverifyPerMinute: cached.siteverifyPerMinute };
+  if (cached && cached.until > now) {
+    const { until: _until, ...found } = cached;
+    return found;
+  }
   const prefix = siteSecretScheme.prefixOf(secret);
   const site = prefix
     ? await em.findOne(
         SiteSchema,
         { secretPrefix: prefix },
-        { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute'] },
+        { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute', 'remoteipCheck'] },
       )
     : null;
   if (!siteSecretScheme.matches(secret, site?.secretHash) || !site) return null;
-  const found = { sitekey: site.sitekey, siteverifyPerMinute: site.siteverifyPerMinute ?? null };
+  const found: SiteBySecret = {
+    sitekey: site.sitekey,
+    siteverifyPerMinute: site.siteverifyPerMinute ?? null,
+    remoteipCheck: remoteipCheckOf(site.remoteipCheck),
+  };
   caches.bySecretHash.set(cacheKey, { ...found, until: now + SITE_CACHE_MS });
   return found;
 }
@@ -238,5 +259,6 @@ export function describeSite(site: Site) {
     created_at: site.createdAt.toISOString(),
     secret_rotated_at: site.secretRotatedAt ? site.secretRotatedAt.toISOString() : null,
     siteverify_per_minute: site.siteverifyPerMinute ?? null,
+    remoteip_check: remoteipCheckOf(site.remoteipCheck),
   };
 }

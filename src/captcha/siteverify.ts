@@ -5,6 +5,8 @@ import { isDummyToken, isTestSitekey, testSecretKind, type TestSecretKind } from
 import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS, type TokenClaims } from './tokens.ts';
 import type { CountedRedemption } from '../stores/spent-token-store.ts';
 import { siteverifyLimit } from './siteverify-limit.ts';
+import { isIP } from 'node:net';
+import { networkKey } from '../net/client-key.ts';
 
 /** The error codes of the Turnstile/reCAPTCHA protocol that we answer with. */
 export type SiteverifyErrorCode =
@@ -13,6 +15,7 @@ export type SiteverifyErrorCode =
   | 'missing-input-response'
   | 'invalid-input-response'
   | 'timeout-or-duplicate'
+  | 'remoteip-mismatch'
   | 'bad-request'
   | 'internal-error';
 
@@ -95,15 +98,31 @@ interface Normalised {
   response?: string;
   sitekey?: string;
   idempotencyKey?: string;
+  /** The network (networkKey) of `remoteip`, when it is an address. */
+  remoteNet?: string;
 }
 
 function normalise(input: SiteverifyInput): Normalised {
+  const remoteip = input.remoteip?.trim();
   return {
     secret: input.secret?.trim() || undefined,
     response: input.response?.trim() || undefined,
     sitekey: input.sitekey || undefined,
     idempotencyKey: input.idempotency_key || undefined,
+    remoteNet: remoteip && isIP(remoteip) ? networkKey(remoteip) : undefined,
   };
+}
+
+/** The score a token keeps when its site relaxes the remoteip check (`remoteip_check: score`). */
+export const REMOTEIP_MISMATCH_SCORE = 0.1;
+
+/**
+ * A token solved on another network than the visitor the site names: the token was carried
+ * from where it was solved (a solving farm, a relay) to where it is used. Null when the check
+ * does not apply: no `remoteip`, a token without its network, or the site turned it off.
+ */
+function remoteipMismatch(claims: TokenClaims, remoteNet: string | undefined, site: SiteBySecret): boolean {
+  return remoteNet !== undefined && claims.net !== null && site.remoteipCheck !== 'off' && claims.net !== remoteNet;
 }
 
 /** The site a (normalised) secret belongs to; null for a missing, test or unknown secret. */
@@ -128,7 +147,7 @@ interface Redeemable {
  */
 async function examine(
   deps: SiteverifyDeps,
-  { secret, response, sitekey, idempotencyKey }: Normalised,
+  { secret, response, sitekey, idempotencyKey, remoteNet }: Normalised,
   knownSite: SiteBySecret | null | undefined,
 ): Promise<{ verdict: Verdict } | Redeemable> {
   if (!secret)
@@ -147,12 +166,17 @@ async function examine(
     return { verdict: failure('invalid-input-response') };
   const now = deps.now();
   if (isExpired(claims, now)) return { verdict: failure('timeout-or-duplicate') };
+  let redeemed = claims;
+  if (remoteipMismatch(claims, remoteNet, site)) {
+    if (site.remoteipCheck === 'enforce') return { verdict: failure('remoteip-mismatch') };
+    redeemed = { ...claims, score: Math.min(claims.score ?? REMOTEIP_MISMATCH_SCORE, REMOTEIP_MISMATCH_SCORE) };
+  }
 
   const remainingMs = claims.iat + TOKEN_TTL_MS - now;
   // Spent marks outlive the token by a margin, so clock steps cannot reopen it.
   const markTtl = Math.max(1000, remainingMs) + 60_000;
   const verdictKey = idempotencyKey ? `${site.sitekey}:${idempotencyKey}:${claims.id}` : undefined;
-  return { claims, markTtl, verdictKey };
+  return { claims: redeemed, markTtl, verdictKey };
 }
 
 /** Checks 7-8 of {@link verifyToken}: the idempotent verdict, then the atomic redemption. */
@@ -179,7 +203,9 @@ async function redeem(deps: SiteverifyDeps, { claims, markTtl, verdictKey }: Red
  * The one-time token verifier behind both siteverify paths. Checks, in this order:
  * 1. secret present, 2. response present, 3. secret known (test secrets answer at once),
  * 4. token opens under our key and is at most 2048 characters, 5. token belongs to the
- * secret's site (and to `sitekey` when given), 6. not expired (300 s), 7. with an
+ * secret's site (and to `sitekey` when given), 6. not expired (300 s), and solved on the
+ * network of `remoteip` when the site sends one (IPv4 /24, IPv6 /64; the site's
+ * `remoteip_check` may relax this to a low score or turn it off), 7. with an
  * idempotency key, a verdict already given for it and this token is repeated, 8. the token
  * is redeemed atomically (SET NX): only the first redemption succeeds. Any store failure
  * answers `internal-error`, never a success. No rate limit: {@link siteverify} is the call

@@ -17,6 +17,7 @@ import { createRng, renderChallenge } from './render.ts';
 import { TEST_ANSWER } from './test-keys.ts';
 import { NO_IMAGE_EXTRA_BITS, observe, recordFailure, recordRedeemed, workSize, type Evidence } from './evidence.ts';
 import { checkWork, issueWork, spendWork, type WorkView } from './work.ts';
+import { IMAGE_ANSWER_SCORE, WORK_ONLY_SCORE } from './risk.ts';
 
 /** How long a challenge lives, how many answers and new images it allows. */
 export const V1_LIMITS = { ttlMs: 10 * 60_000, attempts: 3, regenerations: 5 } as const;
@@ -246,7 +247,7 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
     }
     await guardStore(recordRedeemed(deps.stores, state.site, req));
   }
-  if (noImage) return finish(deps, id, state, admitted);
+  if (noImage) return finish(deps, id, state, admitted, WORK_ONLY_SCORE);
   // A challenge with no attempts left is deleted here rather than counted again.
   const counted = (await guardStore(
     deps.stores.challenges.update(id, (s: V1State) =>
@@ -255,7 +256,7 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
   )) as V1State | null;
   if (!counted) return { success: false, error: 'challenge-spent', attempts_left: 0 };
   const right = !counted.unsolvable && answers(deps, id, counted, proof.answer!);
-  if (right) return finish(deps, id, counted, admitted);
+  if (right) return finish(deps, id, counted, admitted, IMAGE_ANSWER_SCORE);
   if (!counted.exempt) await guardStore(recordFailure(deps.stores, state.site, req));
   const remaining = V1_LIMITS.attempts - counted.attempts;
   if (remaining <= 0) {
@@ -271,9 +272,19 @@ function nextWork(deps: CaptchaDeps, id: string, s: V1State): { work?: WorkView 
   return work ? { work } : {};
 }
 
-/** Seals the token, then spends the challenge; a lost race is a 404 (someone else spent it). */
-async function finish(deps: CaptchaDeps, id: string, s: V1State, admitted: AdmittedSite): Promise<V1Verdict> {
-  const issued = issueToken(deps, admitted, { kind: 'v1', action: s.action, cdata: s.cdata, score: s.score });
+/**
+ * Seals the token, then spends the challenge; a lost race is a 404 (someone else spent it).
+ * Its score is the path's ceiling (risk.ts), or the escalated v2 score when that is lower.
+ */
+async function finish(
+  deps: CaptchaDeps,
+  id: string,
+  s: V1State,
+  admitted: AdmittedSite,
+  ceiling: number,
+): Promise<V1Verdict> {
+  const score = Math.min(s.score ?? ceiling, ceiling);
+  const issued = issueToken(deps, admitted, { kind: 'v1', action: s.action, cdata: s.cdata, score });
   if (!(await guardStore(deps.stores.challenges.delete(id)))) throw notFound('Challenge');
   return { success: true, ...issued };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ProbeBox } from './env-proof.ts';
 /** Field bounds of a token's claims, enforced by tokens.ts `sealToken` and by these shapes. */
 export const TOKEN_LIMITS = { action: 64, cdata: 255, site: 128, hostname: 253, net: 64 } as const;
 
@@ -40,7 +41,7 @@ export const proofFields = {
     .string()
     .max(128 * 17)
     .optional(),
-  env: z.string().max(16).optional(),
+  env: z.string().max(1600).optional(),
 };
 
 export const workView = z.object({
@@ -50,8 +51,11 @@ export const workView = z.object({
   bits: z.number().int(),
   expires_at: z.string(),
 });
-export const envProgram = z.object({ seed: z.number().int(), ops: z.array(z.array(z.number().int())) });
-export const workChallenge = workView.extend({ env: envProgram });
+/** A layout box of the environment proof (env-proof.ts ProbeBox). */
+const probeBox: z.ZodType<ProbeBox> = z.lazy(() =>
+  z.object({ s: z.record(z.string(), z.string()), c: z.array(probeBox).optional(), m: z.literal(1).optional() }),
+);
+export const workChallenge = workView.extend({ env: z.object({ probe: probeBox.nullable() }) });
 
 export const tokenOut = z.object({ token: z.string(), expires_at: z.string() });
 export const v1View = z.object({

@@ -1,7 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { pooledRandomBytes } from './random-bytes.ts';
 import { subkey } from './subkeys.ts';
-import { ENV_VERSION, type EnvVersion } from './env-proof.ts';
 
 /**
  * Proof of work in many small sub-puzzles (Cap's layout): a challenge of `count` puzzles,
@@ -45,8 +44,11 @@ export interface WorkClaims extends WorkSize {
   /** The action and cdata the token will carry (validated at the door). */
   action: string | null;
   cdata: string | null;
-  /** How the environment program of `id` is drawn (env-proof.ts); 0 for tickets that predate the field. */
-  env: EnvVersion;
+  /**
+   * The environment proof's reference values, sealed (env-proof.ts); null when the challenge
+   * has no layout (no engine at issue, or a ticket from before layouts).
+   */
+  env: string | null;
 }
 
 /** What the widget receives. */
@@ -80,6 +82,8 @@ export function issueWork(
     evidence?: number[];
     action?: string | null;
     cdata?: string | null;
+    /** Sealed reference values of the challenge's layout. */
+    env?: string | null;
   },
 ): WorkView {
   const count = clamp(opts.size.count, 1, WORK_LIMITS.maxCount);
@@ -96,7 +100,7 @@ export function issueWork(
     ev: opts.evidence ?? [],
     action: opts.action ?? null,
     cdata: opts.cdata ?? null,
-    env: ENV_VERSION,
+    env: opts.env ?? null,
   };
   const payload = Buffer.from(
     JSON.stringify([
@@ -133,9 +137,8 @@ export function openTicket(
   try {
     const fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[];
     const [id, site, purpose, bind, count, bits, iat, exp, ev, action, cdata, envField] = fields;
-    // Signed like the rest: a ticket without the field was issued before it existed.
-    const env = envField === undefined ? 0 : envField;
-    if (env !== 0 && env !== 1) return { ok: false, reason: 'malformed' };
+    // Signed like the rest: tickets from before layouts carry a number or nothing (no layout).
+    const env = typeof envField === 'string' ? envField : null;
     return {
       ok: true,
       claims: { id, site, purpose, bind, count, bits, iat, exp, ev, action, cdata, env } as WorkClaims,

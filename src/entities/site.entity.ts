@@ -31,6 +31,11 @@ export const SiteSchema = defineEntity({
     minWorkBits: p.integer().nullable(),
     /** Siteverify calls a minute per client address for this site's secret; null: the spec's 120. */
     siteverifyPerMinute: p.integer().nullable(),
+    /**
+     * What siteverify does when the site's `remoteip` is on another network than the token was
+     * solved from (src/captcha/siteverify.ts): enforce (refuse), score (pass at a low score) or off.
+     */
+    remoteipCheck: p.string().length(16).default('enforce'),
   },
 });
 

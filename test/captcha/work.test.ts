@@ -3,7 +3,17 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { checkWork, issueWork, openTicket, solveWork, spendWork, WORK_TTL_MS } from '../../src/captcha/work.ts';
 import { subkey } from '../../src/captcha/subkeys.ts';
 import { extraBits, observe, workSize, PACE, type Evidence } from '../../src/captcha/evidence.ts';
-import { checkEnv, envAnswer, envProgram, ENV_VERSION } from '../../src/captcha/env-proof.ts';
+import {
+  checkEnv,
+  formatAnswer,
+  generateProbe,
+  openValues,
+  probeValueCount,
+  sealValues,
+  type ProbeBox,
+} from '../../src/captcha/env-proof.ts';
+import { createRng } from '../../src/captcha/render.ts';
+import { PROBE_PROPERTIES } from '../../widget/env-probes.ts';
 import { scoreEvidence } from '../../src/captcha/risk.ts';
 import { openStores } from '../../src/stores/index.ts';
 
@@ -62,57 +72,61 @@ describe('work tickets', () => {
 });
 
 describe('environment proof', () => {
-  it('is the same program for the same id and checks only its own answer', () => {
-    const p = envProgram(key, 'abc');
-    expect(envProgram(key, 'abc')).toEqual(p);
-    expect(envProgram(key, 'abd')).not.toEqual(p);
-    expect(checkEnv(key, 'abc', String(envAnswer(p)), ENV_VERSION)).toBe(true);
-    expect(checkEnv(key, 'abd', String(envAnswer(p)), ENV_VERSION)).toBe(false);
-    expect(checkEnv(key, 'abc', undefined, ENV_VERSION)).toBe(false);
+  it('seals the reference values so only the key opens them, and checks an answer within a pixel each', () => {
+    const values = [0, 12, 140, 33, -4, 7];
+    const sealed = sealValues(key, values);
+    expect(sealed).not.toContain('140');
+    expect(openValues(key, sealed)).toEqual(values);
+    expect(openValues(randomBytes(32), sealed)).toBeUndefined();
+    const tampered = Buffer.from(sealed, 'base64url');
+    tampered[14] ^= 1;
+    expect(openValues(key, tampered.toString('base64url'))).toBeUndefined();
+    expect(checkEnv(key, sealed, formatAnswer(values))).toBe(true);
+    expect(checkEnv(key, sealed, '1,11,141,32,-3,6')).toBe(true);
+    expect(checkEnv(key, sealed, '0,12,142,33,-4,7')).toBe(false);
+    expect(checkEnv(key, sealed, '0,12,140,33,-4')).toBe(false);
+    expect(checkEnv(key, sealed, undefined)).toBe(false);
+    expect(checkEnv(key, sealed, '0,12,140,33,-4,7,')).toBe(false);
+    // A ticket without a layout proves nothing, whatever the answer.
+    expect(checkEnv(key, null, '')).toBe(false);
   });
 
-  it('checks a program with the version its ticket carries; tickets from before the field are version 0', () => {
-    const view = issueWork(key, { site: 'sk', purpose: 'v2', bind: '', size: { count: 1, bits: 1 }, now: Date.now() });
+  it('tickets carry the sealed values; tickets from before layouts carry none', () => {
+    const sealed = sealValues(key, [1, 2, 3, 4]);
+    const view = issueWork(key, {
+      site: 'sk',
+      purpose: 'v2',
+      bind: '',
+      size: { count: 1, bits: 1 },
+      now: Date.now(),
+      env: sealed,
+    });
     const opened = openTicket(key, view.ticket);
-    expect(opened.ok && opened.claims.env).toBe(ENV_VERSION);
-    // A ticket as issued before the version field: eleven fields, signed under the same key.
+    expect(opened.ok && opened.claims.env).toBe(sealed);
+    // A ticket as issued before layouts: a version number in the last field, signed under the same key.
     const [payload] = view.ticket.split('.');
     const fields = JSON.parse(Buffer.from(payload, 'base64url').toString()) as unknown[];
-    const oldPayload = Buffer.from(JSON.stringify(fields.slice(0, 11))).toString('base64url');
+    const oldPayload = Buffer.from(JSON.stringify([...fields.slice(0, 11), 1])).toString('base64url');
     const oldTicket = `${oldPayload}.${createHmac('sha256', subkey(key, 'work-ticket')).update(oldPayload).digest().subarray(0, 24).toString('base64url')}`;
     const old = openTicket(key, oldTicket);
-    expect(old.ok && old.claims.env).toBe(0);
-    // Each version draws its own program, and an answer checks only under its own.
-    const v0 = envProgram(key, view.id, 0);
-    const v1 = envProgram(key, view.id, 1);
-    expect(v0).not.toEqual(v1);
-    expect(checkEnv(key, view.id, envAnswer(v0), 0)).toBe(true);
-    expect(checkEnv(key, view.id, envAnswer(v0), 1)).toBe(false);
-    expect(checkEnv(key, view.id, envAnswer(v1), 1)).toBe(true);
-    // A version the service never issued does not open, even when signed.
-    const badPayload = Buffer.from(JSON.stringify([...fields.slice(0, 11), 7])).toString('base64url');
-    const bad = `${badPayload}.${createHmac('sha256', subkey(key, 'work-ticket')).update(badPayload).digest().subarray(0, 24).toString('base64url')}`;
-    expect(openTicket(key, bad)).toEqual({ ok: false, reason: 'malformed' });
+    expect(old.ok && old.claims.env).toBe(null);
   });
 
-  it('draws every op and argument over its whole range (version 1)', () => {
-    const seen = new Map<number, { min: number[]; max: number[] }>();
-    for (let i = 0; i < 3000; i++) {
-      for (const op of envProgram(key, `id-${i}`, 1).ops) {
-        const s = seen.get(op[0]) ?? { min: op.slice(), max: op.slice() };
-        op.forEach((v, j) => {
-          s.min[j] = Math.min(s.min[j], v);
-          s.max[j] = Math.max(s.max[j], v);
-        });
-        seen.set(op[0], s);
-      }
+  it('draws layouts from the properties the widget applies, with flex, grid and measured boxes', () => {
+    const rng = createRng(randomBytes(16));
+    const used = new Set<string>();
+    const walk = (box: ProbeBox) => {
+      for (const prop of Object.keys(box.s)) used.add(prop);
+      box.c?.forEach(walk);
+    };
+    for (let i = 0; i < 300; i++) {
+      const probe = generateProbe(rng);
+      walk(probe);
+      expect(probeValueCount(probe)).toBeGreaterThanOrEqual(16);
+      expect(sealValues(key, new Array(probeValueCount(probe)).fill(999)).length).toBeLessThan(400);
     }
-    expect([...seen.keys()].sort()).toEqual([0, 1, 2, 3, 4, 5]);
-    // op 0: width 10..400, padding 0..40, border 0..20; op 3: each channel 0..255.
-    expect(seen.get(0)!.min.slice(1, 4)).toEqual([10, 0, 0]);
-    expect(seen.get(0)!.max.slice(1, 4)).toEqual([400, 40, 20]);
-    expect(seen.get(3)!.min.slice(1, 4)).toEqual([0, 0, 0]);
-    expect(seen.get(3)!.max.slice(1, 4)).toEqual([255, 255, 255]);
+    for (const prop of used) expect(PROBE_PROPERTIES.has(prop), prop).toBe(true);
+    expect([...used]).toEqual(expect.arrayContaining(['flex', 'grid-template-columns', 'aspect-ratio', 'margin']));
   });
 });
 
@@ -133,11 +147,11 @@ const calm: Evidence = {
 
 describe('evidence sets the work', () => {
   it('adds one bit per doubling of the rate above a person’s pace, per client and per network', () => {
-    expect(workSize('default', null, calm)).toEqual({ count: 32, bits: 13 });
-    expect(workSize('default', null, { ...calm, clientRate: PACE.client * 2 }).bits).toBe(14);
-    expect(workSize('default', null, { ...calm, clientRate: PACE.client * 8 }).bits).toBe(16);
-    expect(workSize('default', null, { ...calm, networkRate: 30 }).bits).toBe(15);
-    expect(workSize('default', null, { ...calm, networkRate: 120 }).bits).toBe(17);
+    expect(workSize('default', null, calm)).toEqual({ count: 48, bits: 18 });
+    expect(workSize('default', null, { ...calm, clientRate: PACE.client * 2 }).bits).toBe(19);
+    expect(workSize('default', null, { ...calm, clientRate: PACE.client * 8 }).bits).toBe(21);
+    expect(workSize('default', null, { ...calm, networkRate: 30 }).bits).toBe(20);
+    expect(workSize('default', null, { ...calm, networkRate: 120 }).bits).toBe(22);
   });
 
   it('telemetry only raises the work', () => {
@@ -153,7 +167,7 @@ describe('evidence sets the work', () => {
     let last: Evidence | undefined;
     for (let i = 1; i <= 30; i++) last = await observe(stores, 'sk_a', { ip: `198.51.100.${i}`, ...ua }, now);
     expect(last).toMatchObject({ clientRate: 1, networkRate: 30, wideRate: 30 });
-    expect(workSize('default', null, last!).bits).toBeGreaterThan(13);
+    expect(workSize('default', null, last!).bits).toBeGreaterThan(18);
     for (let i = 1; i <= 60; i++)
       last = await observe(stores, 'sk_b', { ip: `2001:db8:7:${i.toString(16)}::1`, ...ua }, now);
     // A new /64 each time: each address is calm, its /48 is not.
@@ -178,20 +192,20 @@ describe('evidence sets the work', () => {
     // A site that saw a few challenges a minute, now 120 a minute from 120 networks.
     const spread: Evidence = { ...calm, siteRate: 120, siteBaseline: 3 + 120 / 60 };
     expect(extraBits(spread).reasons).toContain('site_surge+3');
-    expect(workSize('default', null, spread).bits).toBe(16);
+    expect(workSize('default', null, spread).bits).toBe(21);
     // A busy site at its usual pace is no surge.
     expect(extraBits({ ...calm, siteRate: 600, siteBaseline: 580 }).reasons).toEqual([]);
   });
 
   it('sets explicit floors and levels', () => {
-    expect(workSize('low', null, calm)).toEqual({ count: 16, bits: 12 });
-    expect(workSize('high', null, calm)).toEqual({ count: 32, bits: 15 });
-    expect(workSize('low', 22, calm)).toEqual({ count: 16, bits: 18 });
+    expect(workSize('low', null, calm)).toEqual({ count: 48, bits: 15 });
+    expect(workSize('high', null, calm)).toEqual({ count: 48, bits: 20 });
+    expect(workSize('low', 24, calm)).toEqual({ count: 48, bits: 19 });
   });
 });
 
 describe('score from evidence', () => {
-  const work = { size: { count: 32, bits: 13 }, elapsedMs: 900 };
+  const work = { size: { count: 48, bits: 18 }, elapsedMs: 900 };
   it('reaches 0.9 only with the environment proof and the work, and never above 0.1 without the proof', () => {
     expect(
       scoreEvidence({ evidence: calm, envOk: true, work, telemetry: { interactions: 3, timeOnPageMs: 5000 } }).score,
@@ -210,7 +224,7 @@ describe('score from evidence', () => {
   });
   it('notices work done faster than a browser can', () => {
     expect(
-      scoreEvidence({ evidence: calm, envOk: true, work: { size: { count: 32, bits: 20 }, elapsedMs: 10 } }).reasons,
+      scoreEvidence({ evidence: calm, envOk: true, work: { size: { count: 48, bits: 20 }, elapsedMs: 10 } }).reasons,
     ).toContain('work_too_fast');
   });
 });

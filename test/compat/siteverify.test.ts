@@ -42,8 +42,7 @@ afterAll(async () => {
 const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
 /** A token as the widget earns one: the work solved and the environment answered (v3 in two steps, v2 after its work). */
-async function token(kind: 'v2' | 'v3'): Promise<string> {
-  const from = ip();
+async function token(kind: 'v2' | 'v3', from = ip()): Promise<string> {
   const human = { webdriver: false, time_on_page_ms: 8000, interactions: 6 };
   const fields = { sitekey: shop.sitekey, action: 'login', cdata: 'c-1', telemetry: human };
   const post = (path: string, json: object) =>
@@ -53,7 +52,7 @@ async function token(kind: 'v2' | 'v3'): Promise<string> {
     const res = await post('/api/v3/challenges', {
       ...fields,
       ...(await solveProofAsync(challenge)),
-      env: envAnswerFor(services, challenge.id),
+      env: envAnswerFor(services, challenge),
     });
     return res.body.token;
   }
@@ -61,7 +60,7 @@ async function token(kind: 'v2' | 'v3'): Promise<string> {
   const { work } = res.body;
   const verified = await post(`/api/v2/challenges/${res.body.challenge}/verify`, {
     ...(await solveProofAsync(work)),
-    env: envAnswerFor(services, work.id),
+    env: envAnswerFor(services, work),
     telemetry: human,
   });
   if (!verified.body.success) throw new Error(`expected a token, got ${JSON.stringify(verified.body)}`);
@@ -96,7 +95,7 @@ describe("siteverify at the providers' paths", () => {
   it('reCAPTCHA: no cdata; score and action for v3 tokens only', async () => {
     const v3 = await verify('/recaptcha/api/siteverify', {
       secret: shop.secret,
-      response: await token('v3'),
+      response: await token('v3', '203.0.113.4'),
       remoteip: '203.0.113.4',
     });
     expect(v3.body).toEqual({

@@ -42,7 +42,7 @@ describe('POST /demo/verify', () => {
         json: { sitekey: demo.sitekey, action: 'demo_invisible', ...extra },
       });
     const { challenge } = (await ask()).body;
-    const issued = await ask({ ...solveProof(challenge), env: envAnswerFor(services, challenge.id) });
+    const issued = await ask({ ...solveProof(challenge), env: envAnswerFor(services, challenge) });
     expect(issued.status).toBe(201);
     const first = await request(`${server.url}/demo/verify`, {
       method: 'POST',

@@ -117,7 +117,7 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
     await page.getByRole('button', { name: 'Verify you are human' }).click();
     const outcome = await (await created).json();
     expect(outcome.outcome).toBe('pow');
-    expect(outcome.work).toMatchObject({ count: 32, bits: expect.any(Number), env: { ops: expect.any(Array) } });
+    expect(outcome.work).toMatchObject({ count: 48, bits: expect.any(Number), env: { probe: expect.any(Object) } });
     expect((await (await proved).json()).success).toBe(true);
     const widget = widgetIn(page);
     await widget.getByText('Success! You are verified.').waitFor();
@@ -143,7 +143,7 @@ describe.skipIf(skipE2e)('widget, managed mode, in Chromium', () => {
             count: 32,
             bits: 30,
             expires_at: new Date(Date.now() + 120_000).toISOString(),
-            env: { seed: 1, ops: [[0, 10, 1, 1, 5]] },
+            env: { probe: { s: { display: 'flex', width: '100px' }, c: [{ s: { flex: '1 1 0px' }, m: 1 }] } },
           },
           expires_at: new Date(Date.now() + 120_000).toISOString(),
         }),

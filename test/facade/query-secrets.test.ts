@@ -38,7 +38,7 @@ async function v3Token(): Promise<string> {
       json: { sitekey: site.sitekey, action: 'checkout', ...extra },
     });
   const { challenge } = (await ask()).body;
-  const issued = await ask({ ...solveProof(challenge), env: envAnswerFor(services, challenge.id) });
+  const issued = await ask({ ...solveProof(challenge), env: envAnswerFor(services, challenge) });
   expect(issued.status).toBe(201);
   return issued.body.token;
 }

@@ -1,16 +1,18 @@
 import type { OpenedServices } from '../../src/services.ts';
-import { createSite } from '../../src/captcha/sites.ts';
+import { createSite, type SecuritySettings } from '../../src/captcha/sites.ts';
 import { createKeyedUser } from './services.ts';
 import { request, type JsonResponse } from './http.ts';
 import { Worker } from 'node:worker_threads';
-import { solveWork } from '../../src/captcha/work.ts';
-import { envAnswer, envProgram } from '../../src/captcha/env-proof.ts';
+import { instantiateSearch, PREFIX_AT } from '../../widget/pow/search.ts';
+import { searchWasm } from '../../widget/pow/compile.ts';
+import { formatAnswer, openValues } from '../../src/captcha/env-proof.ts';
+import { openTicket } from '../../src/captcha/work.ts';
 
 /** A registered site with its one-time secret, owned by a fresh user. */
 export async function createTestSite(
   services: OpenedServices,
   origins: string[] = ['https://shop.example'],
-  security: { security_level?: 'low' | 'default' | 'high'; min_work_bits?: number | null } = {},
+  security: SecuritySettings = {},
 ) {
   const { user } = await createKeyedUser(services, 'siteowner');
   const { site, secret } = await createSite(services.orm.em.fork(), user.id, {
@@ -40,26 +42,42 @@ export async function siteverify(
   return request(`${base}${path}`, { method: 'POST', json: body });
 }
 
-/** Solves a work challenge natively (as a bot on a server would): the fields a proof carries. */
+// The widget's own search (widget/pow/sha256-search.wat) runs in Node too: tests solve at
+// the widget's speed, several times Node crypto's, so real prices stay cheap to test.
+const searchBytes = await searchWasm();
+const search = (await instantiateSearch(searchBytes))!;
+
+/** Solves every puzzle with the SIMD search, counting nonces up from 0 (the first that passes). */
+function solveAll(w: { id: string; count: number; bits: number }): string {
+  const out: number[] = [];
+  for (let i = 0; i < w.count; i++) {
+    const prefix = new TextEncoder().encode(`${w.id}.${i}:`);
+    let found = -1;
+    for (let start = 0; found < 0; start += 4 * 65_536) found = search.search(prefix, w.bits, start, 65_536);
+    out.push(found);
+  }
+  return out.join(',');
+}
+
+/** Solves a work challenge (as a bot on a server would): the fields a proof carries. */
 export function solveProof(work: { ticket: string; id: string; count: number; bits: number }): {
   work: string;
   solutions: string;
 } {
-  return { work: work.ticket, solutions: solveWork(work).solutions };
+  return { work: work.ticket, solutions: solveAll(work) };
 }
 
-/** The same search as solveWork (src/captcha/work.ts), in a worker thread. */
+/** The same search in a worker thread: the module's bytes in, the solutions out. */
 const solverThread = `
 const { parentPort, workerData: w } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
+const { exports: x } = new WebAssembly.Instance(new WebAssembly.Module(w.bytes));
 const out = [];
 for (let i = 0; i < w.count; i++) {
-  for (let n = 0; ; n++) {
-    const h = createHash('sha256').update(w.id + '.' + i + ':' + n).digest();
-    let bits = 0;
-    for (const b of h) { if (b === 0) { bits += 8; continue; } bits += Math.clz32(b) - 24; break; }
-    if (bits >= w.bits) { out.push(n); break; }
-  }
+  const prefix = new TextEncoder().encode(w.id + '.' + i + ':');
+  new Uint8Array(x.memory.buffer, ${PREFIX_AT}, prefix.length).set(prefix);
+  let found = -1;
+  for (let start = 0; found < 0; start += 4 * 65536) found = x.solve(prefix.length, w.bits, start, 65536);
+  out.push(found);
 }
 parentPort.postMessage(out.join(','));
 `;
@@ -77,7 +95,7 @@ export function solveProofAsync(work: {
   return new Promise((resolve, reject) => {
     const worker = new Worker(solverThread, {
       eval: true,
-      workerData: { id: work.id, count: work.count, bits: work.bits },
+      workerData: { id: work.id, count: work.count, bits: work.bits, bytes: searchBytes },
     });
     worker.once('message', (solutions: string) => {
       resolve({ work: work.ticket, solutions });
@@ -88,12 +106,19 @@ export function solveProofAsync(work: {
 }
 
 /**
- * The environment answer a real page would compute, worked out from the server's key: what
- * only a browser (or an emulator written for this service) can produce. Tests use it to
- * stand in for the widget.
+ * The environment answer a real page would measure, read from the values the ticket sealed
+ * (which only the server's key opens): what only a layout engine can produce. Tests that are
+ * not about the environment proof use it to stand in for the widget.
  */
-export function envAnswerFor(services: OpenedServices, workId: string): string {
-  return String(envAnswer(envProgram(services.config.tokenKey!, workId)));
+export function envAnswerFor(services: OpenedServices, work: { ticket: string }): string {
+  return envAnswerWithKey(services.config.tokenKey!, work);
+}
+
+function envAnswerWithKey(tokenKey: Buffer, work: { ticket: string }): string {
+  const opened = openTicket(tokenKey, work.ticket);
+  const values = opened.ok && opened.claims.env ? openValues(tokenKey, opened.claims.env) : undefined;
+  if (!values) throw new Error('the ticket carries no layout: the service has no engine for the environment proof');
+  return formatAnswer(values);
 }
 
 /**
@@ -123,7 +148,7 @@ export async function v3Token(
   const first = await request(`${base}/api/v3/challenges`, { method: 'POST', headers, json: fields });
   if (first.status !== 201 || !first.body.challenge) return first;
   const work = first.body.challenge;
-  const env = opts.tokenKey ? String(envAnswer(envProgram(opts.tokenKey, work.id))) : undefined;
+  const env = opts.tokenKey ? envAnswerWithKey(opts.tokenKey, work) : undefined;
   return request(`${base}/api/v3/challenges`, {
     method: 'POST',
     headers,

@@ -229,10 +229,10 @@ describe('v2 managed challenge', () => {
     expect(res.body).toMatchObject({
       outcome: 'pow',
       challenge: expect.any(String),
-      work: { count: 32, bits: 13, env: { ops: expect.any(Array) } },
+      work: { count: 48, bits: 18, env: { probe: { s: expect.any(Object), c: expect.any(Array) } } },
     });
     const { work } = res.body;
-    const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work.id), telemetry: human };
+    const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work), telemetry: human };
     const right = await post(`/api/v2/challenges/${res.body.challenge}/verify`, proof, ORIGIN, from);
     expect(right.body).toEqual({ success: true, token: expect.any(String), expires_at: expect.any(String) });
     // A reused proof finds no challenge.
@@ -252,7 +252,7 @@ describe('v2 managed challenge', () => {
       env: '1',
     });
     expect(wrong.body).toEqual({ success: false, error: 'invalid-proof', attempts_left: 0 });
-    const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work.id) };
+    const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work) };
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 4 * 60_000);
     expect((await post(`/api/v2/challenges/${work.id}/verify`, proof)).status).toBe(404);
@@ -281,7 +281,7 @@ describe('v2 managed challenge', () => {
       kind: 'v1',
       attempts_left: 3,
       asset_url: expect.stringContaining('/asset'),
-      work: { count: 32 },
+      work: { count: 48 },
     });
   });
 
@@ -309,7 +309,10 @@ describe('v2 managed challenge', () => {
 });
 
 describe('v3 score token', () => {
-  const v3 = async (telemetry: object, env: (id: string) => string = (id) => envAnswerFor(services, id)) => {
+  const v3 = async (
+    telemetry: object,
+    env: (work: { ticket: string }) => string = (work) => envAnswerFor(services, work),
+  ) => {
     const from = ip();
     const first = await post(
       '/api/v3/challenges',
@@ -327,7 +330,7 @@ describe('v3 score token', () => {
         action: 'checkout',
         telemetry,
         ...(await solveProofAsync(challenge)),
-        env: env(challenge.id),
+        env: env(challenge),
       },
       ORIGIN,
       from,

@@ -34,11 +34,16 @@ afterEach(() => {
 const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
 /** A fresh v3 token for the shop, through the real browser route. */
-async function token(sitekey = shop.sitekey, origin = 'https://shop.example', action = 'login'): Promise<string> {
+async function token(
+  sitekey = shop.sitekey,
+  origin = 'https://shop.example',
+  action = 'login',
+  from = ip(),
+): Promise<string> {
   const res = await v3Token(server.url, {
     sitekey,
     origin,
-    ip: ip(),
+    ip: from,
     action,
     cdata: 'session-42',
     tokenKey: services.config.tokenKey,
@@ -63,9 +68,55 @@ describe('siteverify', () => {
     });
     const viaForm = await request(`${server.url}/api/v1/siteverify`, {
       method: 'POST',
-      form: { secret: shop.secret, response: await token(), remoteip: '203.0.113.9' },
+      form: {
+        secret: shop.secret,
+        response: await token(undefined, undefined, undefined, '203.0.113.9'),
+        remoteip: '203.0.113.9',
+      },
     });
     expect(viaForm.body.success).toBe(true);
+  });
+
+  describe('remoteip: a token is bound to the network it was solved from', () => {
+    it('refuses a token solved on another network, without spending it; the same /24 passes', async () => {
+      const t = await token(undefined, undefined, undefined, '198.51.100.20');
+      const relayed = await siteverify(server.url, { secret: shop.secret, response: t, remoteip: '203.0.113.20' });
+      expect(relayed.body).toEqual({ success: false, 'error-codes': ['remoteip-mismatch'] });
+      const sameNetwork = await siteverify(server.url, {
+        secret: shop.secret,
+        response: t,
+        remoteip: '198.51.100.250',
+      });
+      expect(sameNetwork.body).toMatchObject({ success: true, kind: 'v3' });
+      // Nothing to check without a remoteip, or with one that is not an address.
+      const t2 = await token(undefined, undefined, undefined, '198.51.100.20');
+      expect(
+        (await siteverify(server.url, { secret: shop.secret, response: t2, remoteip: 'unknown' })).body.success,
+      ).toBe(true);
+    });
+
+    it('compares IPv6 visitors by their /64, IPv4-mapped addresses as IPv4', async () => {
+      const t = await token(undefined, undefined, undefined, '2001:db8:5:6::10');
+      const other = await siteverify(server.url, { secret: shop.secret, response: t, remoteip: '2001:db8:5:7::10' });
+      expect(other.body['error-codes']).toEqual(['remoteip-mismatch']);
+      const same = await siteverify(server.url, { secret: shop.secret, response: t, remoteip: '2001:db8:5:6:ffff::1' });
+      expect(same.body.success).toBe(true);
+      const v4 = await token(undefined, undefined, undefined, '192.0.2.44');
+      const mapped = await siteverify(server.url, { secret: shop.secret, response: v4, remoteip: '::ffff:192.0.2.1' });
+      expect(mapped.body.success).toBe(true);
+    });
+
+    it('a site may relax the check to a low score, or turn it off', async () => {
+      const relaxed = await createTestSite(services, ['https://relaxed.example'], { remoteip_check: 'score' });
+      const off = await createTestSite(services, ['https://off.example'], { remoteip_check: 'off' });
+      const t1 = await token(relaxed.sitekey, 'https://relaxed.example', 'login', '198.51.100.30');
+      const scored = await siteverify(server.url, { secret: relaxed.secret, response: t1, remoteip: '203.0.113.30' });
+      expect(scored.body).toMatchObject({ success: true, score: 0.1, kind: 'v3' });
+      const t2 = await token(off.sitekey, 'https://off.example', 'login', '198.51.100.31');
+      const ignored = await siteverify(server.url, { secret: off.secret, response: t2, remoteip: '203.0.113.31' });
+      expect(ignored.body.success).toBe(true);
+      expect(ignored.body.score).toBeGreaterThan(0.5);
+    });
   });
 
   it('redeems a token once; a replay is timeout-or-duplicate', async () => {

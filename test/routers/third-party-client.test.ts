@@ -82,7 +82,7 @@ async function browserToken(path: '/api/v2/challenges' | '/api/v3/challenges'): 
   });
   expect(res.body.outcome).toBe('pow');
   const work = res.body.work;
-  const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work.id), telemetry };
+  const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work), telemetry };
   const verdict = await request(`${server.url}${path}/${work.id}/verify`, {
     method: 'POST',
     headers: browser(origin, from),

@@ -7,7 +7,7 @@
  */
 
 /** Where the module reads the prefix (see the memory map in sha256-search.wat). */
-const PREFIX_AT = 2304;
+export const PREFIX_AT = 2304;
 /** The longest prefix that leaves room for 16 digits and the pad in one 64-byte block. */
 export const MAX_PREFIX = 39;
 
