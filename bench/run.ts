@@ -9,7 +9,7 @@ const all = [
   'reports-list-results',
   'ocr',
   'lighthouse',
-  'pow',
+  'adversary',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -8,7 +8,7 @@
  * (hash-wasm's SHA-256, one call per hash; where SIMD is missing), `webcrypto`
  * (crypto.subtle, in batches of concurrent digests: each digest costs a promise and a thread
  * hop) and `js` (the small SHA-256 below, returning only the first word of the digest, which
- * is all the check needs). Measured in bench/pow.ts.
+ * is all the check needs). Measured in bench/adversary.ts.
  */
 import type { SimdSearch } from './pow/search.ts';
 

@@ -3,6 +3,7 @@ import { createSite, type SecuritySettings } from '../../src/captcha/sites.ts';
 import { createKeyedUser } from './services.ts';
 import { request, type JsonResponse } from './http.ts';
 import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
 import { instantiateSearch, PREFIX_AT } from '../../widget/pow/search.ts';
 import { searchWasm } from '../../widget/pow/compile.ts';
 import { formatAnswer, openValues } from '../../src/captcha/env-proof.ts';
@@ -67,42 +68,50 @@ export function solveProof(work: { ticket: string; id: string; count: number; bi
   return { work: work.ticket, solutions: solveAll(work) };
 }
 
-/** The same search in a worker thread: the module's bytes in, the solutions out. */
+/** The same search in a worker thread: the module's bytes and the puzzles (i = first, first + step, ...) in, their nonces out. */
 const solverThread = `
 const { parentPort, workerData: w } = require('node:worker_threads');
 const { exports: x } = new WebAssembly.Instance(new WebAssembly.Module(w.bytes));
 const out = [];
-for (let i = 0; i < w.count; i++) {
+for (let i = w.first; i < w.count; i += w.step) {
   const prefix = new TextEncoder().encode(w.id + '.' + i + ':');
   new Uint8Array(x.memory.buffer, ${PREFIX_AT}, prefix.length).set(prefix);
   let found = -1;
   for (let start = 0; found < 0; start += 4 * 65536) found = x.solve(prefix.length, w.bits, start, 65536);
-  out.push(found);
+  out.push([i, found]);
 }
-parentPort.postMessage(out.join(','));
+parentPort.postMessage(out);
 `;
 
+/** Threads a proof is solved on: this machine's cores, as a bot (or the widget's workers) would use. */
+const THREADS = Math.max(1, Math.min(4, availableParallelism()));
+
 /**
- * {@link solveProof} off the main thread, so a server in the same process keeps answering
- * (a blocked event loop lets its keep-alive sockets time out under the client).
+ * {@link solveProof} off the main thread, on every core, so a server in the same process keeps
+ * answering (a blocked event loop lets its keep-alive sockets time out under the client).
  */
-export function solveProofAsync(work: {
+export async function solveProofAsync(work: {
   ticket: string;
   id: string;
   count: number;
   bits: number;
 }): Promise<{ work: string; solutions: string }> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(solverThread, {
-      eval: true,
-      workerData: { id: work.id, count: work.count, bits: work.bits, bytes: searchBytes },
+  const nonces: number[] = new Array<number>(work.count);
+  const stripe = (first: number) =>
+    new Promise<void>((resolve, reject) => {
+      const worker = new Worker(solverThread, {
+        eval: true,
+        workerData: { id: work.id, count: work.count, bits: work.bits, bytes: searchBytes, first, step: THREADS },
+      });
+      worker.once('message', (found: Array<[number, number]>) => {
+        for (const [i, n] of found) nonces[i] = n;
+        resolve();
+        void worker.terminate();
+      });
+      worker.once('error', reject);
     });
-    worker.once('message', (solutions: string) => {
-      resolve({ work: work.ticket, solutions });
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-  });
+  await Promise.all(Array.from({ length: Math.min(THREADS, work.count) }, (_, k) => stripe(k)));
+  return { work: work.ticket, solutions: nonces.join(',') };
 }
 
 /**
