@@ -13,6 +13,8 @@ export interface LayoutReference {
 export interface ReferenceSource {
   /** A layout with its values; undefined when no engine can measure one. */
   take(): Promise<LayoutReference | undefined>;
+  /** Measures the first batch now, if none is ready (the first challenge need not wait for the browser). */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,10 @@ export class EngineReference implements ReferenceSource {
   /** Layouts ready now (tests and metrics). */
   get available(): number {
     return this.#pool.length;
+  }
+
+  async warm(): Promise<void> {
+    if (this.#pool.length === 0) await this.#refill();
   }
 
   async take(): Promise<LayoutReference | undefined> {

@@ -21,6 +21,9 @@ export async function createTestSite(
     origins,
     ...security,
   });
+  // The environment proof's engine starts with the first challenge; start it here, inside the
+  // suite's set-up, rather than inside its first test's time.
+  await services.engineReference?.warm();
   return { sitekey: site.sitekey, secret, ownerId: user.id };
 }
 

@@ -44,11 +44,17 @@ function authWith(provider: 'cloudflare-turnstile' | 'google-recaptcha') {
   });
 }
 
-async function signUp(auth: ReturnType<typeof authWith>, token: string) {
+/** A sign-up from the visitor at `from` (their address reaches better-auth as X-Forwarded-For, which it sends on as remoteip). */
+async function signUp(auth: ReturnType<typeof authWith>, token: string, from: string) {
   const res = await auth.handler(
     new Request('http://localhost:4000/api/auth/sign-up/email', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'x-captcha-response': token, origin: 'http://localhost:4000' },
+      headers: {
+        'Content-Type': 'application/json',
+        'x-captcha-response': token,
+        origin: 'http://localhost:4000',
+        'x-forwarded-for': from,
+      },
       body: JSON.stringify({
         email: `u${randomInt(1e9)}@example.com`,
         password: 'correct horse battery staple',
@@ -59,8 +65,7 @@ async function signUp(auth: ReturnType<typeof authWith>, token: string) {
   return res.status;
 }
 
-async function browserToken(path: '/api/v2/challenges' | '/api/v3/challenges'): Promise<string> {
-  const from = `10.9.${randomInt(256)}.${randomInt(1, 255)}`;
+async function browserToken(path: '/api/v2/challenges' | '/api/v3/challenges', from: string): Promise<string> {
   const telemetry = { interactions: 5, time_on_page_ms: 9000 };
   if (path === '/api/v3/challenges') {
     const res = await v3Token(server.url, {
@@ -98,9 +103,13 @@ describe('better-auth captcha plugin against our siteverify', () => {
     ['google-recaptcha', '/api/v3/challenges'],
   ] as const)('%s provider: success once, failure on replay', async (provider, path) => {
     const auth = authWith(provider);
-    const token = await browserToken(path);
-    expect(await signUp(auth, token)).toBe(200);
-    expect(await signUp(auth, token)).toBe(403);
-    expect(await signUp(auth, 'garbage')).toBe(403);
+    const from = `10.9.${randomInt(256)}.${randomInt(1, 255)}`;
+    const token = await browserToken(path, from);
+    expect(await signUp(auth, token, from)).toBe(200);
+    expect(await signUp(auth, token, from)).toBe(403);
+    expect(await signUp(auth, 'garbage', from)).toBe(403);
+    // A token carried to another network (a solving farm's) is refused there.
+    const relayed = await browserToken(path, from);
+    expect(await signUp(auth, relayed, '203.0.113.50')).toBe(403);
   });
 });
