@@ -10,6 +10,7 @@ export function captchaDeps(ctx: InnerContext): CaptchaDeps {
     tokenKey: ctx.config.tokenKey,
     now: Date.now,
     testKeys: ctx.config.TEST_KEYS === 'on',
+    events: ctx.analytics,
   };
 }
 

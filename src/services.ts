@@ -6,6 +6,7 @@ import { initORM, migrate, type Database } from './db/orm.ts';
 import { openStores, type Stores } from './stores/index.ts';
 import { createReportAnalyzer, type ReportAnalyzer } from './reports/analysis.ts';
 import { createMetrics, instrumentStores, type Metrics } from './metrics.ts';
+import { ChallengeAnalytics } from './analytics/counter.ts';
 
 /** Long-lived things a request may use; built once at start by `openServices`. */
 export interface Services {
@@ -16,6 +17,8 @@ export interface Services {
   analyzer: ReportAnalyzer;
   /** Prometheus metrics of this instance (src/metrics.ts). */
   metrics: Metrics;
+  /** The console's challenge analytics, counted in memory and flushed to the database (src/analytics). */
+  analytics?: ChallengeAnalytics;
 }
 
 export interface OpenedServices extends Services {
@@ -60,6 +63,13 @@ export async function openServices(
   }
   const metrics = createMetrics();
   const analyzer = createReportAnalyzer(config, undefined, metrics, (message) => log.warn(message));
+  const analytics = new ChallengeAnalytics({
+    orm: db.orm,
+    log,
+    registry: metrics.registry,
+    flushMs: config.ANALYTICS_FLUSH_MS,
+    retentionDays: config.ANALYTICS_RETENTION_DAYS,
+  }).start();
   return {
     config,
     log,
@@ -67,9 +77,11 @@ export async function openServices(
     stores: instrumentStores(opened, metrics),
     analyzer,
     metrics,
+    analytics,
     db,
     migrationsApplied: applied,
     async close() {
+      await analytics.close();
       await analyzer
         .close()
         .catch((err: unknown) => log.warn({ err }, 'closing the analyzer (check workers, browser) failed'));

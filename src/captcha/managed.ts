@@ -1,6 +1,7 @@
 import { AppError, notFound } from '../errors.ts';
 import {
   admit,
+  countIssued,
   guardStore,
   issueToken,
   type AdmittedSite,
@@ -62,6 +63,7 @@ export function issueChallenge(
     action: opts.action,
     cdata: opts.cdata,
   });
+  if (purpose === 'v2' || purpose === 'v3') countIssued(deps, admitted, purpose, view.bits);
   return { ...view, env: envProgram(deps.tokenKey, view.id) };
 }
 
@@ -143,6 +145,7 @@ export async function verifyManaged(
     { site: claims.site, purposes: ['v2'], bind: '', now },
   );
   if (!checked.ok) {
+    deps.events?.record(claims.site, 'refused', checked.reason === 'expired' ? 'expired' : 'invalid_proof');
     if (checked.reason === 'bad-solution') {
       await guardStore(recordFailure(deps.stores, claims.site, req));
       return { success: false, error: 'invalid-proof', attempts_left: 0 };
@@ -229,6 +232,7 @@ export async function issueScoreToken(
     { site: admitted.site.sitekey, purposes: ['v3'], bind: '', now },
   );
   if (!checked.ok) {
+    deps.events?.record(admitted.site.sitekey, 'refused', checked.reason === 'expired' ? 'expired' : 'invalid_proof');
     if (checked.reason === 'bad-solution') await guardStore(recordFailure(deps.stores, admitted.site.sitekey, req));
     refuse(checked.reason === 'expired' ? 'expired' : checked.reason);
   }
