@@ -32,23 +32,31 @@ export function setSessionCookie(ctx: Context, config: Pick<Config, 'PUBLIC_URL'
 }
 
 /**
- * Whether a browser request comes from this service's own pages: Sec-Fetch-Site
- * `same-origin`, or an Origin equal to ours; a request naming neither (not a browser) passes,
- * SameSite=Strict and the CSRF token guarding it then.
+ * Whether a browser request comes from this service's own pages: an Origin, when sent, equal
+ * to ours, and a Sec-Fetch-Site, when sent, `same-origin`. A request naming neither (not a
+ * browser) passes; SameSite=Strict and the CSRF token guard it then.
  */
-function sameOrigin(ctx: Context): boolean {
-  const site = ctx.get('Sec-Fetch-Site');
-  if (site) return site === 'same-origin' || site === 'none';
+export function sameOrigin(ctx: Context, config: Pick<Config, 'PUBLIC_URL'>): boolean {
   const origin = ctx.get('Origin');
-  return !origin || origin === ctx.origin;
+  const site = ctx.get('Sec-Fetch-Site');
+  return (!origin || origin === ownOrigin(ctx, config)) && (!site || site === 'same-origin');
+}
+
+/** Our origin: PUBLIC_URL's when set (behind a TLS proxy the request itself says http), else the request's. */
+function ownOrigin(ctx: Context, config: Pick<Config, 'PUBLIC_URL'>): string {
+  return config.PUBLIC_URL ? new URL(config.PUBLIC_URL).origin : `${ctx.protocol}://${ctx.host}`;
 }
 
 /** 403 ERR_CSRF unless a change comes from our origin with the session's token. */
-export function checkCsrf(ctx: Context, secret: string): void {
-  if (!sameOrigin(ctx) || !csrfMatches(secret, ctx.get(CSRF_HEADER) || undefined)) {
-    throw new AppError('FORBIDDEN', 'This change needs the console session’s X-CSRF-Token, from the console’s origin.', {
-      code: 'ERR_CSRF',
-    });
+export function checkCsrf(ctx: Context, config: Pick<Config, 'PUBLIC_URL'>, secret: string): void {
+  if (!sameOrigin(ctx, config) || !csrfMatches(secret, ctx.get(CSRF_HEADER) || undefined)) {
+    throw new AppError(
+      'FORBIDDEN',
+      'This change needs the console session’s X-CSRF-Token, from the console’s origin.',
+      {
+        code: 'ERR_CSRF',
+      },
+    );
   }
 }
 
@@ -66,6 +74,6 @@ export async function requestSession(services: Services, ctx: Context): Promise<
  */
 export async function consoleCaller(services: Services, ctx: Context): Promise<ApiKey> {
   const session = await requestSession(services, ctx);
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') checkCsrf(ctx, session.secret);
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') checkCsrf(ctx, services.config, session.secret);
   return session.apiKey;
 }

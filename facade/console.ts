@@ -10,7 +10,7 @@ import { bundleNamed, type WidgetBundle } from '../widget/build.ts';
 import { bodyParser } from './body.ts';
 import { contextFromKoa } from './koa-context.ts';
 import { rateLimit } from './rate-limit.ts';
-import { checkCsrf, requestSession, sessionCookie, setSessionCookie } from './console-session.ts';
+import { checkCsrf, requestSession, sameOrigin, sessionCookie, setSessionCookie } from './console-session.ts';
 
 /**
  * The console's policy: every script and style is ours (no inline script, no other host),
@@ -112,8 +112,7 @@ export function consoleRouter(services: Services): Router {
 
   r.post('/console/api/session', signInLimit, bodyParser(4096), async (ctx) => {
     noStore(ctx);
-    const origin = ctx.get('Origin');
-    if (origin && origin !== ctx.origin) {
+    if (!sameOrigin(ctx, services.config)) {
       throw new AppError('FORBIDDEN', 'Sign in from the console’s own page.', { code: 'ERR_CSRF' });
     }
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
@@ -138,7 +137,7 @@ export function consoleRouter(services: Services): Router {
     noStore(ctx);
     const secret = sessionCookie(ctx);
     if (secret) {
-      checkCsrf(ctx, secret);
+      checkCsrf(ctx, services.config, secret);
       await closeSession(contextFromKoa(services, ctx).em, secret);
     }
     setSessionCookie(ctx, services.config, '', new Date(0));

@@ -7,7 +7,10 @@ import { notFound } from '../src/errors.ts';
 export const keysRouter = router({
   /** Every key of the caller's account, newest first, with its last use; never a secret. */
   list: apiKeyProcedure.query(async ({ ctx }) => ({
-    data: (await listApiKeys(ctx.em, ctx.user.id)).map((k) => ({ ...describeApiKey(k), current: k.id === ctx.apiKey.id })),
+    data: (await listApiKeys(ctx.em, ctx.user.id)).map((k) => ({
+      ...describeApiKey(k),
+      current: k.id === ctx.apiKey.id,
+    })),
   })),
   /** A new key for the caller's account; the key itself is in this answer only. */
   create: apiKeyProcedure

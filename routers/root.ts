@@ -37,3 +37,6 @@ export const typedClientRouter = router({
   keys: keysRouter,
   analytics: analyticsRouter,
 });
+
+/** The type the console's typed client (console/api.ts) is made for. */
+export type TypedClientRouter = typeof typedClientRouter;

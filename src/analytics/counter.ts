@@ -125,7 +125,10 @@ export class ChallengeAnalytics implements ChallengeEvents {
           'run',
         );
       } catch (err) {
-        this.opts.log.warn({ err: (err as Error).message }, 'writing challenge analytics failed; kept for the next flush');
+        this.opts.log.warn(
+          { err: (err as Error).message },
+          'writing challenge analytics failed; kept for the next flush',
+        );
         for (const [key, count] of batch) this.pending.set(key, (this.pending.get(key) ?? 0) + count);
       }
     }
@@ -138,9 +141,7 @@ export class ChallengeAnalytics implements ChallengeEvents {
     this.lastPrune = now;
     const before = new Date(now - this.opts.retentionDays * 86_400_000).toISOString();
     try {
-      await this.opts.orm.em
-        .getConnection()
-        .execute('delete from challenge_stats where bucket < ?', [before], 'run');
+      await this.opts.orm.em.getConnection().execute('delete from challenge_stats where bucket < ?', [before], 'run');
     } catch (err) {
       this.opts.log.warn({ err: (err as Error).message }, 'pruning challenge analytics failed');
     }
