@@ -99,17 +99,6 @@ export async function signOut(): Promise<void> {
   csrf = '';
 }
 
-/** The stable code of a failure (`ERR_...`), from either shape. */
-export function errorCode(err: unknown): string | undefined {
-  if (err instanceof ApiError) return err.code;
-  if (err instanceof TRPCClientError) {
-    const cause: unknown = err.cause;
-    if (cause instanceof ApiError) return cause.code;
-    return (err.data as { errorCode?: string } | undefined)?.errorCode;
-  }
-  return undefined;
-}
-
 /** A sentence for people: the service's message, its field errors, never a stack. */
 export function errorMessage(err: unknown): string {
   if (err instanceof TRPCClientError) {

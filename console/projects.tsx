@@ -13,8 +13,8 @@ export function ProjectsPage() {
     const [sortBy, direction] = applied.sort.split(':');
     return trpc.projects.list.query({
       search: applied.search || undefined,
-      sort_by: sortBy as 'project',
-      sort: direction as 'desc',
+      sort_by: sortBy,
+      sort: direction,
       per_page: '25',
       page,
     });

@@ -95,9 +95,9 @@ export function ReportsPage({ place }: { place: Place }) {
     return trpc.reports.list.query({
       search: applied.search || undefined,
       project: applied.project || undefined,
-      result: (applied.result || undefined) as 'good' | 'decent' | 'bad' | undefined,
-      sort_by: sortBy as 'id',
-      sort: direction as 'desc',
+      result: applied.result || undefined,
+      sort_by: sortBy,
+      sort: direction,
       per_page: '25',
       page,
     });

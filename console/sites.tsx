@@ -127,7 +127,7 @@ export function SitePage(props: { sitekey: string }) {
 function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
   const [name, setName] = useState(site.name);
   const [origins, setOrigins] = useState(site.origins.join('\n'));
-  const [level, setLevel] = useState<Level>(site.security_level as Level);
+  const [level, setLevel] = useState<Level>(site.security_level);
   const [limit, setLimit] = useState(site.siteverify_per_minute === null ? '' : String(site.siteverify_per_minute));
   const [saved, setSaved] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);

@@ -1,4 +1,3 @@
-import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
 
 /**
@@ -20,5 +19,3 @@ export const ChallengeStatSchema = defineEntity({
     count: p.integer(),
   },
 });
-
-export type ChallengeStat = InferEntity<typeof ChallengeStatSchema>;

@@ -1,4 +1,3 @@
-import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
 import { ApiKeySchema } from './api-key.entity.ts';
 
@@ -19,5 +18,3 @@ export const ConsoleSessionSchema = defineEntity({
     expiresAt: p.datetime().index(),
   },
 });
-
-export type ConsoleSession = InferEntity<typeof ConsoleSessionSchema>;

@@ -57,7 +57,7 @@ async function trpc(s: Signed, path: string, input?: unknown, opts: { csrf?: str
     const q = input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`;
     res = await fetch(`${server.url}/trpc/${path}${q}`, { headers });
   }
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) };
 }
 
 describe('the console', () => {
@@ -94,7 +94,7 @@ describe('the console', () => {
     expect(rows.some((r) => r.hash === secret || r.prefix === secret)).toBe(false);
     const me = await fetch(`${server.url}/console/api/session`, { headers: { Cookie: s.cookie } });
     expect(me.status).toBe(200);
-    expect(((await me.json()) as any).data.csrf_token).toBe(s.csrf);
+    expect(((await me.json())).data.csrf_token).toBe(s.csrf);
   });
 
   it('answers a wrong key and a missing session with their codes, never a stack', async () => {
