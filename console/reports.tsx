@@ -287,7 +287,7 @@ function ReportView({ report, onChange }: { report: Report; onChange: () => void
       <p>
         Share link:{' '}
         <a href={report.share_url} data-testid="share-link">
-          {report.share_url}
+          {new URL(report.share_url, location.origin).href}
         </a>{' '}
         {report.privacy === 1 ? '(private: nobody else can open it until you share it)' : ''}
       </p>
