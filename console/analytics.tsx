@@ -130,7 +130,7 @@ function AnalyticsView({ view }: { view: View }) {
       ) : (
         <p>No work asked in this window.</p>
       )}
-      <h3>v3 scores at siteverify</h3>
+      <h3>Scores of verified tokens</h3>
       <Chart
         kind="bars"
         x={view.scores.map((_, i) => i)}
