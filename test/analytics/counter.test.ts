@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChallengeAnalytics, scoreLabel } from '../../src/analytics/counter.ts';
 import { readAnalytics } from '../../src/analytics/read.ts';
+import { createMetrics } from '../../src/metrics.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { createKeyedUser, openTestServices, silentLog, type TestServices } from '../helpers/services.ts';
 
@@ -43,6 +44,10 @@ describe('challenge analytics', () => {
     one.record(site.sitekey, 'issued', 'v2');
     two.record(site.sitekey, 'issued', 'v2');
     one.record(site.sitekey, 'refused', 'wrong_answer');
+    // The same counts on Prometheus (the first instance's registry), without sites or networks.
+    const exposed = await metrics.registry.metrics();
+    expect(exposed).toContain('challenge_events_total{metric="issued",label="v2"} 2');
+    expect(exposed).toContain('challenge_events_total{metric="refused",label="wrong_answer"} 1');
     // Nothing is written before a flush: the request path does no I/O.
     expect(await rows(site.sitekey)).toEqual([]);
     await Promise.all([one.flush(), two.flush()]);

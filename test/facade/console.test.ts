@@ -57,7 +57,7 @@ async function trpc(s: Signed, path: string, input?: unknown, opts: { csrf?: str
     const q = input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`;
     res = await fetch(`${server.url}/trpc/${path}${q}`, { headers });
   }
-  return { status: res.status, body: (await res.json()) };
+  return { status: res.status, body: await res.json() };
 }
 
 describe('the console', () => {
@@ -94,7 +94,7 @@ describe('the console', () => {
     expect(rows.some((r) => r.hash === secret || r.prefix === secret)).toBe(false);
     const me = await fetch(`${server.url}/console/api/session`, { headers: { Cookie: s.cookie } });
     expect(me.status).toBe(200);
-    expect(((await me.json())).data.csrf_token).toBe(s.csrf);
+    expect((await me.json()).data.csrf_token).toBe(s.csrf);
   });
 
   it('answers a wrong key and a missing session with their codes, never a stack', async () => {
@@ -193,4 +193,29 @@ describe('the console', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBeTruthy();
   });
+});
+
+describe('the console behind https (PUBLIC_URL)', () => {
+  it('marks the cookie Secure and takes PUBLIC_URL’s origin as its own', async () => {
+    const secure = await openTestServices({ env: { PUBLIC_URL: 'https://console.example' } });
+    const app = await startTestServer(secure);
+    try {
+      const { key } = await createKeyedUser(secure, 'console-https');
+      const post = (origin: string) =>
+        fetch(`${app.url}/console/api/session`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Origin: origin },
+          body: JSON.stringify({ api_key: key }),
+        });
+      const foreign = await post(app.url);
+      expect(foreign.status).toBe(403);
+      expect(await foreign.json()).toMatchObject({ code: 'ERR_CSRF' });
+      const res = await post('https://console.example');
+      expect(res.status).toBe(201);
+      expect(res.headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+    } finally {
+      await app.close();
+      await secure.cleanup();
+    }
+  }, 60_000);
 });
