@@ -26,9 +26,11 @@ describe('challenge analytics', () => {
     const { user } = await createKeyedUser(services, 'analytics-a');
     const { site } = await createSite(services.orm.em.fork(), user.id, { name: 'A', origins: ['https://a.example'] });
     let now = Date.UTC(2026, 10, 26, 10, 0, 30);
+    const metrics = createMetrics({ defaultMetrics: false });
     const one = new ChallengeAnalytics({
       orm: services.orm,
       log: silentLog,
+      registry: metrics.registry,
       flushMs: 1000,
       retentionDays: 31,
       now: () => now,
