@@ -23,7 +23,7 @@ export function KeysPage() {
       <PageTitle>API keys</PageTitle>
       <ErrorNotice error={error} />
       {data && (
-        <div class="scroll">
+        <div class="scroll" tabIndex={0} role="region" aria-label="API keys, scrollable">
           <table>
             <caption class="visually-hidden">Your API keys</caption>
             <thead>

@@ -54,7 +54,7 @@ export function ProjectsPage() {
       {data && data.data.length === 0 && <p>No projects yet: create a report.</p>}
       {data && data.data.length > 0 && (
         <>
-          <div class="scroll">
+          <div class="scroll" tabIndex={0} role="region" aria-label="Projects, scrollable">
             <table>
               <caption class="visually-hidden">Projects</caption>
               <thead>

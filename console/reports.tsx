@@ -185,7 +185,7 @@ export function ReportsPage({ place }: { place: Place }) {
       {data && data.data.length === 0 && <p>No reports match.</p>}
       {data && data.data.length > 0 && (
         <>
-          <div class="scroll">
+          <div class="scroll" tabIndex={0} role="region" aria-label="Reports, scrollable">
             <table>
               <caption class="visually-hidden">Reports</caption>
               <thead>
@@ -337,7 +337,7 @@ function ReportView({ report, onChange }: { report: Report; onChange: () => void
 
 function CheckTable(props: { caption: string; checks: Array<[string, Report['results'][string]]> }) {
   return (
-    <div class="scroll">
+    <div class="scroll" tabIndex={0} role="region" aria-label={`${props.caption}, scrollable`}>
       <table class="checks">
         <caption>{props.caption}</caption>
         <thead>

@@ -34,7 +34,7 @@ export function SitesPage() {
       <ErrorNotice error={error} />
       {data && data.length === 0 && <p>No sites yet: register one below.</p>}
       {data && data.length > 0 && (
-        <div class="scroll">
+        <div class="scroll" tabIndex={0} role="region" aria-label="Sites, scrollable">
           <table>
             <caption class="visually-hidden">Your sites</caption>
             <thead>

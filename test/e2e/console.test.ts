@@ -255,6 +255,7 @@ ${snippet}
     await page.getByRole('cell', { name: 'Shop' }).waitFor();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(1);
+    await scan(page, 'sites-narrow');
     await shot(page, 'sites-narrow');
 
     // Sign out: back to the form, and a reload stays signed out.
