@@ -127,6 +127,10 @@ describe.skipIf(skipE2e)('the console, in Chromium', () => {
     const secret = (await page.getByTestId('secret').textContent())!;
     expect(secret).toMatch(/^sec_/);
     expect(secret).not.toBe(firstSecret);
+    // Edit its settings: the siteverify limit.
+    await page.getByLabel(/^Siteverify calls a minute/).fill('300');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
 
     // Embed the managed snippet in a page of the site's origin and solve it as a person would.
     await page.getByText('Widget, managed').click();
@@ -218,6 +222,9 @@ ${snippet}
     await shared.goto(shareUrl);
     await shared.locator('input[type=password]').waitFor();
     await anyone.close();
+    // Re-analyse: progress, then the button is back.
+    await page.getByRole('button', { name: 'Re-analyse' }).click();
+    await page.getByRole('button', { name: 'Re-analyse' }).and(page.locator(':enabled')).waitFor({ timeout: 60_000 });
 
     await nav(page, 'Reports');
     await page.getByRole('link', { name: audited.replace(/^http:\/\//, '') }).waitFor();
@@ -227,6 +234,10 @@ ${snippet}
     await page.getByRole('cell', { name: '127.0.0.1' }).waitFor();
     await scan(page, 'projects');
     await shot(page, 'projects');
+    // The projects list shows its grade; a second report of the same host is deleted with it below.
+    await expect
+      .poll(() => page.getByRole('row').filter({ hasText: '127.0.0.1' }).textContent())
+      .toMatch(/good|decent|bad/);
 
     // A second key, shown once; a session opened with it ends when it is revoked.
     await nav(page, 'API keys');
@@ -257,6 +268,18 @@ ${snippet}
     expect(overflow).toBeLessThanOrEqual(1);
     await scan(page, 'sites-narrow');
     await shot(page, 'sites-narrow');
+
+    // Delete the project (its report goes with it) and the site, each after a confirmation.
+    await nav(page, 'Projects');
+    const project = page.getByRole('row').filter({ hasText: '127.0.0.1' });
+    await project.getByRole('button', { name: 'Delete' }).click();
+    await project.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByText('No projects yet').waitFor();
+    await nav(page, 'Sites');
+    await page.getByRole('link', { name: 'Shop' }).click();
+    await page.getByRole('button', { name: 'Delete site' }).click();
+    await page.getByRole('button', { name: 'Yes, delete site' }).click();
+    await page.getByText('No sites yet').waitFor();
 
     // Sign out: back to the form, and a reload stays signed out.
     await page.getByRole('button', { name: 'Sign out' }).click();
