@@ -47,7 +47,7 @@ module.exports = {
       name: 'not-to-test',
       severity: 'error',
       comment: 'Shipped code never imports test code.',
-      from: { path: '^(src|routers|facade|bin|migrations|widget)/' },
+      from: { path: '^(src|routers|facade|bin|migrations|widget|console)/' },
       to: { path: '^test/' },
     },
     {
@@ -56,6 +56,21 @@ module.exports = {
       comment: 'The widget runs in browsers: from the server it may import types only (src/captcha/wire.ts).',
       from: { path: '^widget/', pathNot: '^widget/build\\.ts$' },
       to: { path: '^(src|routers|facade|bin|migrations)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'console-is-browser-code',
+      severity: 'error',
+      comment: 'The console runs in browsers: from the server it may import types only (the typed client router).',
+      from: { path: '^console/' },
+      to: { path: '^(src|routers|facade|bin|migrations|widget)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'server-not-to-console',
+      severity: 'error',
+      comment:
+        'The server serves the console as built bundles (widget/build.ts lists them); it never imports its sources.',
+      from: { path: '^(src|routers|facade|bin|migrations|widget)/' },
+      to: { path: '^console/' },
     },
     {
       name: 'server-not-to-widget-sources',
@@ -80,7 +95,7 @@ module.exports = {
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
-      extensions: ['.ts', '.js', '.cjs', '.mjs', '.json'],
+      extensions: ['.ts', '.tsx', '.js', '.cjs', '.mjs', '.json'],
     },
     reporterOptions: { text: { highlightFocused: true } },
   },

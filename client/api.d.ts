@@ -328,7 +328,7 @@ export interface components {
         /** @description A failure. `code` is stable (see the table in docs/api.md); `message` is for people. */
         Error: {
             /** @enum {string} */
-            code: "ERR_BAD_REQUEST" | "ERR_UNAUTHORIZED" | "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID" | "ERR_FORBIDDEN" | "ERR_ORIGIN_NOT_ALLOWED" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_REQUEST_TIMEOUT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED" | "ERR_RATE_LIMITED" | "ERR_HEADERS_TOO_LARGE" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY" | "ERR_NOT_READY";
+            code: "ERR_BAD_REQUEST" | "ERR_UNAUTHORIZED" | "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID" | "ERR_SESSION_INVALID" | "ERR_FORBIDDEN" | "ERR_CSRF" | "ERR_ORIGIN_NOT_ALLOWED" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_REQUEST_TIMEOUT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED" | "ERR_RATE_LIMITED" | "ERR_HEADERS_TOO_LARGE" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY" | "ERR_NOT_READY";
             /** @description Field name to its messages (422 only). */
             errors?: {
                 [key: string]: string[];

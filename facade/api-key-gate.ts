@@ -1,5 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
+import type { ApiKey } from '../src/entities/api-key.entity.ts';
 import type { Services } from '../routers/context.ts';
 import { contextFromKoa, facadeState } from './koa-context.ts';
 import { rateLimit } from './rate-limit.ts';
@@ -10,8 +11,13 @@ import { rateLimit } from './rate-limit.ts';
  * and /trpc share it, so a key has one budget whichever way it calls. The limiter fails
  * open: a store outage must not take the API down. A known key is answered from the
  * short-lived key cache (src/accounts/api-keys.ts), which revocation clears at once.
+ * `authenticate` replaces the Bearer check (the console's session cookie,
+ * facade/console-session.ts): the key it answers shares the same budget.
  */
-export function apiKeyGate(services: Services, opts: { cost?: (ctx: Context) => number } = {}): Middleware {
+export function apiKeyGate(
+  services: Services,
+  opts: { cost?: (ctx: Context) => number; authenticate?: (ctx: Context) => Promise<ApiKey> } = {},
+): Middleware {
   const perKeyLimit = rateLimit(services.stores, {
     name: 'api',
     max: services.config.API_RATE_LIMIT,
@@ -24,10 +30,12 @@ export function apiKeyGate(services: Services, opts: { cost?: (ctx: Context) => 
   });
   return async (ctx, next) => {
     const em = contextFromKoa(services, ctx).em;
-    facadeState(ctx).apiKey = await authenticateApiKey(em, ctx.get('Authorization') || undefined, {
-      stores: services.stores,
-      log: services.log,
-    });
+    facadeState(ctx).apiKey = opts.authenticate
+      ? await opts.authenticate(ctx)
+      : await authenticateApiKey(em, ctx.get('Authorization') || undefined, {
+          stores: services.stores,
+          log: services.log,
+        });
     // A request doing `cost` calls (a /trpc batch) counts as that many; past the limit the
     // whole request is refused.
     const cost = opts.cost?.(ctx) ?? 1;

@@ -12,6 +12,7 @@ import { trpcMount } from './trpc-mount.ts';
 import { widgetRouter } from './widget.ts';
 import { metricsMiddleware } from './metrics.ts';
 import { securityHeaders } from './security-headers.ts';
+import { consoleRouter } from './console.ts';
 
 /**
  * The HTTP facade: knows HTTP, nothing of the domain. Order matters: request id and log
@@ -31,6 +32,7 @@ export function createApp(
   const rest = restRoutes(services, router);
   const system = systemRouter(services, router);
   const pages = pagesRouter(services);
+  const consolePages = consoleRouter(services);
 
   app.use(requestLog(services.log));
   app.use(securityHeaders(services.config));
@@ -44,8 +46,10 @@ export function createApp(
   app.use(apiDocsRouter().routes());
   app.use(pages.routes());
   app.use(widgetRouter(services).routes());
+  app.use(consolePages.routes());
   app.use(rest.allowedMethods());
   app.use(system.allowedMethods());
   app.use(pages.allowedMethods());
+  app.use(consolePages.allowedMethods());
   return app;
 }

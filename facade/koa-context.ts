@@ -130,6 +130,7 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
     analyzer: services.analyzer,
     metrics: services.metrics,
     engineReference: services.engineReference,
+    analytics: services.analytics,
     em: lazyEntityManager(services.orm.em),
     request: new KoaRequestInfo(ctx, state.requestId ?? 'internal', services.log),
   };

@@ -6,6 +6,7 @@ import { contextFromKoa } from './koa-context.ts';
 import { apiKeyGate } from './api-key-gate.ts';
 import { AppError } from '../src/errors.ts';
 import { procedureRecord } from './procedures.ts';
+import { consoleCaller, sessionCookie } from './console-session.ts';
 
 /** The most calls one /trpc batch may carry; a larger batch is a 400 before any call runs. */
 export const MAX_TRPC_BATCH = 20;
@@ -20,10 +21,14 @@ function calledPaths(path: string, prefix: string): string[] {
  * nothing else (a batch naming any other path is a 404 before any call runs). Requests that carry an
  * Authorization header are authenticated first and share the per-key rate limit of the
  * REST routes, each call of a batch counting as one request; a batch carries at most
- * MAX_TRPC_BATCH calls. Procedures still check their own auth kind.
+ * MAX_TRPC_BATCH calls. Without an Authorization header, a console session cookie stands for
+ * the key that opened it (queries need the session, mutations its CSRF token too:
+ * facade/console-session.ts) under the same limit. Procedures still check their own auth kind.
  */
 export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc'): Middleware {
-  const gate = apiKeyGate(services, { cost: (ctx) => calledPaths(ctx.path, prefix).length });
+  const cost = (ctx: Context) => calledPaths(ctx.path, prefix).length;
+  const gate = apiKeyGate(services, { cost });
+  const sessionGate = apiKeyGate(services, { cost, authenticate: (ctx) => consoleCaller(services, ctx) });
   const served = new Set(Object.keys(procedureRecord(router)));
   return async (ctx, next) => {
     if (ctx.path !== prefix && !ctx.path.startsWith(prefix + '/')) {
@@ -42,6 +47,7 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
     }
     // Without a key, the procedure itself answers tRPC's UNAUTHORIZED.
     if (ctx.get('Authorization')) await gate(ctx, () => serve(ctx));
+    else if (sessionCookie(ctx)) await sessionGate(ctx, () => serve(ctx));
     else await serve(ctx);
   };
 

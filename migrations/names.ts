@@ -12,5 +12,6 @@ export const migrationNames = [
   'Migration20261125100000',
   'Migration20261125210415',
   'Migration20261125214945',
+  'Migration20261126044027',
   'Migration20261126050000',
 ];

@@ -11,6 +11,7 @@ export function captchaDeps(ctx: InnerContext): CaptchaDeps {
     now: Date.now,
     testKeys: ctx.config.TEST_KEYS === 'on',
     reference: ctx.engineReference,
+    events: ctx.analytics,
   };
 }
 

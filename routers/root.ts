@@ -6,6 +6,8 @@ import { checksRouter } from './checks.ts';
 import { challengesRouter } from './challenges.ts';
 import { siteverifyRouter } from './siteverify.ts';
 import { sitesRouter } from './sites.ts';
+import { keysRouter } from './keys.ts';
+import { analyticsRouter } from './analytics.ts';
 
 /** Every procedure of the service. The REST facade, /trpc and the OpenAPI document derive from it. */
 export const appRouter = router({
@@ -16,6 +18,8 @@ export const appRouter = router({
   challenges: challengesRouter,
   siteverify: siteverifyRouter,
   sites: sitesRouter,
+  keys: keysRouter,
+  analytics: analyticsRouter,
 });
 
 export type AppRouter = typeof appRouter;
@@ -30,4 +34,9 @@ export const typedClientRouter = router({
   projects: projectsRouter,
   reports: reportsRouter,
   sites: sitesRouter,
+  keys: keysRouter,
+  analytics: analyticsRouter,
 });
+
+/** The type the console's typed client (console/api.ts) is made for. */
+export type TypedClientRouter = typeof typedClientRouter;

@@ -174,6 +174,14 @@ const envSchema = z.object({
   SHARE_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   /** Password tries on one share page from all addresses together per 15 minutes (an IPv6 /48 holds 65,536 /64s). */
   SHARE_PASSWORD_REPORT_ATTEMPTS: z.coerce.number().int().min(1).default(100),
+  /** How long a console session lasts after sign-in, in hours (docs/console.md). */
+  CONSOLE_SESSION_HOURS: z.coerce.number().int().min(1).max(720).default(12),
+  /** Console sign-in attempts per client address (its /64 for IPv6) per 15 minutes. */
+  CONSOLE_SIGN_IN_ATTEMPTS: z.coerce.number().int().min(1).default(10),
+  /** Days of challenge analytics kept in the database (the console's charts); older buckets are deleted. */
+  ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(31),
+  /** How often each instance writes its counted challenge events to the database, in ms. */
+  ANALYTICS_FLUSH_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** Serve Prometheus metrics at GET /metrics; when false that path is a 404. */
   METRICS_ENABLED: booleanFlag.default(true),
   /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */

@@ -32,7 +32,15 @@ export const errorCodes = {
   ERR_UNAUTHORIZED: { status: 401, description: 'Credentials are missing or not valid for this route.' },
   ERR_API_KEY_MISSING: { status: 401, description: 'No `Authorization: Bearer <API key>` header.' },
   ERR_API_KEY_INVALID: { status: 401, description: 'The API key is malformed, unknown or revoked.' },
+  ERR_SESSION_INVALID: {
+    status: 401,
+    description: 'The console session is missing, expired, or its API key was revoked: sign in again.',
+  },
   ERR_FORBIDDEN: { status: 403, description: 'The caller may not do this.' },
+  ERR_CSRF: {
+    status: 403,
+    description: 'A console change without the session’s `X-CSRF-Token` header, or from another origin.',
+  },
   ERR_ORIGIN_NOT_ALLOWED: {
     status: 403,
     description: 'A browser route called without an Origin registered for the sitekey.',

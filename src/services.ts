@@ -8,6 +8,7 @@ import { createReportAnalyzer, type ReportAnalyzer } from './reports/analysis.ts
 import { createMetrics, instrumentStores, type Metrics } from './metrics.ts';
 import { engineReferenceFrom } from './captcha/engine-reference-from.ts';
 import type { ReferenceSource } from './captcha/engine-reference.ts';
+import { ChallengeAnalytics } from './analytics/counter.ts';
 
 /** Long-lived things a request may use; built once at start by `openServices`. */
 export interface Services {
@@ -20,6 +21,8 @@ export interface Services {
   metrics: Metrics;
   /** Engine-measured layouts for the environment proof; undefined where no Chromium is configured. */
   engineReference?: ReferenceSource;
+  /** The console's challenge analytics, counted in memory and flushed to the database (src/analytics). */
+  analytics?: ChallengeAnalytics;
 }
 
 export interface OpenedServices extends Services {
@@ -65,6 +68,13 @@ export async function openServices(
   const metrics = createMetrics();
   const analyzer = createReportAnalyzer(config, undefined, metrics, (message) => log.warn(message));
   const engineReference = engineReferenceFrom(config, (message) => log.warn(message));
+  const analytics = new ChallengeAnalytics({
+    orm: db.orm,
+    log,
+    registry: metrics.registry,
+    flushMs: config.ANALYTICS_FLUSH_MS,
+    retentionDays: config.ANALYTICS_RETENTION_DAYS,
+  }).start();
   return {
     config,
     log,
@@ -73,10 +83,12 @@ export async function openServices(
     analyzer,
     metrics,
     engineReference,
+    analytics,
     db,
     migrationsApplied: applied,
     async close() {
       await engineReference?.close().catch((err: unknown) => log.warn({ err }, 'closing the engine reference failed'));
+      await analytics.close();
       await analyzer
         .close()
         .catch((err: unknown) => log.warn({ err }, 'closing the analyzer (check workers, browser) failed'));

@@ -23,7 +23,8 @@ export interface WidgetEntry {
   name: string;
   /** Entry point, relative to this module (`./index.ts`). */
   source: string;
-  format: 'iife' | 'esm';
+  /** `css`: a stylesheet entry (its @imports bundled). */
+  format: 'iife' | 'esm' | 'css';
 }
 
 /**
@@ -40,6 +41,9 @@ export const WIDGET_ENTRIES: WidgetEntry[] = [
   { name: 'turnstile.js', source: './compat/turnstile.ts', format: 'iife' },
   { name: 'recaptcha.js', source: './compat/recaptcha.ts', format: 'iife' },
   { name: 'hcaptcha.js', source: './compat/hcaptcha.ts', format: 'iife' },
+  // The operators' console (console/, served at /console by facade/console.ts): Preact and uPlot.
+  { name: 'console.js', source: '../console/main.tsx', format: 'esm' },
+  { name: 'console.css', source: '../console/console.css', format: 'css' },
 ];
 
 /** Entry point of the widget's TypeScript sources. */
@@ -103,11 +107,14 @@ export async function buildWidgetEntry(entry: WidgetEntry): Promise<Buffer> {
     legalComments: 'none',
     charset: 'utf8',
     logLevel: 'silent',
+    // The console's JSX (Preact's automatic runtime); the widget has none.
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
   } as const;
   const result = await build({
     ...options,
     entryPoints: [fileURLToPath(new URL(entry.source, import.meta.url))],
-    format: entry.format,
+    ...(entry.format === 'css' ? {} : { format: entry.format }),
     plugins: [watPlugin],
   });
   return Buffer.from(result.outputFiles[0].contents);

@@ -7,6 +7,7 @@ import { hostnameOf, originAllowed, requestOrigin } from './origins.ts';
 import { siteByKey, type SiteView } from './sites.ts';
 import { testSitekeyKind, type TestSitekeyKind } from './test-keys.ts';
 import { newTokenId, sealToken, TOKEN_TTL_MS, type TokenKind } from './tokens.ts';
+import type { ChallengeEvents } from '../analytics/counter.ts';
 
 /** What the challenge flows need from the service. */
 export interface CaptchaDeps {
@@ -18,6 +19,8 @@ export interface CaptchaDeps {
   testKeys: boolean;
   /** Layouts with engine-measured values for the environment proof (engine-reference.ts); none: no proof. */
   reference?: ReferenceSource;
+  /** Where issued, solved and refused challenges are counted for the console (src/analytics); absent, nowhere. */
+  events?: ChallengeEvents;
 }
 
 /** The browser side of a request: its origin and the signals risk scoring reads. */
@@ -90,6 +93,7 @@ export function issueToken(
   admitted: AdmittedSite,
   claims: { kind: TokenKind; action: string | null; cdata: string | null; score: number | null },
 ): IssuedToken {
+  if (!admitted.test) deps.events?.record(admitted.site.sitekey, 'solved', claims.kind);
   const iat = deps.now();
   const token = sealToken(
     {
@@ -103,4 +107,17 @@ export function issueToken(
     deps.tokenKey,
   );
   return { token, expires_at: new Date(iat + TOKEN_TTL_MS).toISOString() };
+}
+
+/**
+ * Counts a challenge handed out to an admitted site (not the test sitekeys): its kind, the
+ * work it asks (2^bits expected hashes) and the requester's network.
+ */
+export function countIssued(deps: CaptchaDeps, admitted: AdmittedSite, kind: TokenKind, bits: number): void {
+  const events = deps.events;
+  if (!events || admitted.test) return;
+  const sitekey = admitted.site.sitekey;
+  events.record(sitekey, 'issued', kind);
+  events.record(sitekey, 'work', String(bits));
+  events.record(sitekey, 'network', admitted.network);
 }

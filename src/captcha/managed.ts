@@ -1,6 +1,7 @@
 import { AppError, notFound } from '../errors.ts';
 import {
   admit,
+  countIssued,
   guardStore,
   issueToken,
   type AdmittedSite,
@@ -64,6 +65,7 @@ export async function issueChallenge(
     cdata: opts.cdata,
     env: reference ? sealValues(deps.tokenKey, reference.values) : null,
   });
+  if (purpose === 'v2' || purpose === 'v3') countIssued(deps, admitted, purpose, view.bits);
   return { ...view, env: { probe: reference?.probe ?? null } };
 }
 
@@ -145,6 +147,7 @@ export async function verifyManaged(
     { site: claims.site, purposes: ['v2'], bind: '', now },
   );
   if (!checked.ok) {
+    deps.events?.record(claims.site, 'refused', checked.reason === 'expired' ? 'expired' : 'invalid_proof');
     if (checked.reason === 'bad-solution') {
       await guardStore(recordFailure(deps.stores, claims.site, req));
       return { success: false, error: 'invalid-proof', attempts_left: 0 };
@@ -232,6 +235,7 @@ export async function issueScoreToken(
     { site: admitted.site.sitekey, purposes: ['v3'], bind: '', now },
   );
   if (!checked.ok) {
+    deps.events?.record(admitted.site.sitekey, 'refused', checked.reason === 'expired' ? 'expired' : 'invalid_proof');
     if (checked.reason === 'bad-solution') await guardStore(recordFailure(deps.stores, admitted.site.sitekey, req));
     refuse(checked.reason === 'expired' ? 'expired' : checked.reason);
   }

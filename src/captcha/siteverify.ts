@@ -7,6 +7,7 @@ import type { CountedRedemption } from '../stores/spent-token-store.ts';
 import { siteverifyLimit } from './siteverify-limit.ts';
 import { isIP } from 'node:net';
 import { networkKey } from '../net/client-key.ts';
+import { scoreLabel, type ChallengeEvents } from '../analytics/counter.ts';
 
 /** The error codes of the Turnstile/reCAPTCHA protocol that we answer with. */
 export type SiteverifyErrorCode =
@@ -49,6 +50,8 @@ export interface SiteverifyDeps {
   now: () => number;
   /** Whether the published test secrets work (TEST_KEYS); off, they are unknown secrets. */
   testKeys: boolean;
+  /** Where verified and refused tokens are counted for the console (src/analytics); absent, nowhere. */
+  events?: ChallengeEvents;
 }
 
 export function failure(...codes: SiteverifyErrorCode[]): Verdict {
@@ -248,8 +251,41 @@ export async function siteverify(
 ): Promise<SiteverifyOutcome> {
   const call = normalise(input);
   const site = await secretSite(deps, call.secret);
-  const limit = siteverifyLimit(caller.route, site, caller.ip);
   const examined = await examine(deps, call, site);
+  const outcome = await redeemCounted(deps, site, caller, examined);
+  if (site && deps.events) countOutcome(deps.events, site.sitekey, outcome, 'verdict' in examined);
+  return outcome;
+}
+
+/**
+ * Counts a siteverify outcome of a real site for the console: a success as `verified` (by
+ * kind) and its score's tenth; a refusal by reason. A token refused before redemption as
+ * `timeout-or-duplicate` was expired; one refused at redemption had been spent.
+ */
+function countOutcome(events: ChallengeEvents, sitekey: string, outcome: SiteverifyOutcome, early: boolean): void {
+  if ('refused' in outcome) {
+    if (outcome.refused === 'rate-limited') events.record(sitekey, 'refused', 'rate_limited');
+    return;
+  }
+  const verdict = outcome.verdict;
+  if (verdict.success) {
+    if (verdict.kind) events.record(sitekey, 'verified', verdict.kind);
+    if (verdict.score !== undefined) events.record(sitekey, 'score', scoreLabel(verdict.score));
+  } else if (verdict['error-codes'][0] === 'timeout-or-duplicate') {
+    events.record(sitekey, 'refused', early ? 'expired' : 'duplicate');
+  } else if (verdict['error-codes'][0] === 'remoteip-mismatch') {
+    events.record(sitekey, 'refused', 'remoteip_mismatch');
+  }
+}
+
+/** The rate limit and the redemption of {@link siteverify}, in one store step where it can. */
+async function redeemCounted(
+  deps: SiteverifyDeps,
+  site: SiteBySecret | null,
+  caller: SiteverifyCaller,
+  examined: { verdict: Verdict } | Redeemable,
+): Promise<SiteverifyOutcome> {
+  const limit = siteverifyLimit(caller.route, site, caller.ip);
   const redeemNow = 'verdict' in examined || examined.verdictKey ? null : examined;
   let counted: CountedRedemption;
   try {

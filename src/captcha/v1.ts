@@ -6,6 +6,7 @@ import { openAnswer } from './answer-seal.ts';
 import { subkey } from './subkeys.ts';
 import {
   admit,
+  countIssued,
   guardStore,
   issueToken,
   type AdmittedSite,
@@ -13,6 +14,7 @@ import {
   type CaptchaDeps,
   type IssuedToken,
 } from './context.ts';
+import type { RefusalReason } from '../analytics/counter.ts';
 import { createRng, renderChallenge } from './render.ts';
 import { TEST_ANSWER } from './test-keys.ts';
 import { NO_IMAGE_EXTRA_BITS, observe, recordFailure, recordRedeemed, workSize, type Evidence } from './evidence.ts';
@@ -153,6 +155,7 @@ export async function createV1(
     bits: size.bits,
   };
   await guardStore(deps.stores.challenges.create(id, state, V1_LIMITS.ttlMs));
+  countIssued(deps, admitted, 'v1', size.bits);
   return view(deps, id, state);
 }
 
@@ -231,6 +234,9 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
       errors: { answer: ['An answer, or no_image, is required.'] },
     });
   }
+  const refused = (reason: RefusalReason) => {
+    if (!state.exempt) deps.events?.record(state.site, 'refused', reason);
+  };
   if (noImage && state.exempt) return { success: false, error: 'invalid-proof', attempts_left: left() };
   if (noImage || !(state.workDone || state.exempt)) {
     const checked = checkWork(
@@ -242,6 +248,7 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
       checked.ok &&
       (await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), checked.claims, now)));
     if (!spent) {
+      refused('invalid_proof');
       await guardStore(recordFailure(deps.stores, state.site, req));
       return { success: false, error: 'invalid-proof', attempts_left: left(), ...nextWork(deps, id, state) };
     }
@@ -254,9 +261,13 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
       s.attempts >= V1_LIMITS.attempts ? null : { ...s, attempts: s.attempts + 1 },
     ),
   )) as V1State | null;
-  if (!counted) return { success: false, error: 'challenge-spent', attempts_left: 0 };
+  if (!counted) {
+    refused('duplicate');
+    return { success: false, error: 'challenge-spent', attempts_left: 0 };
+  }
   const right = !counted.unsolvable && answers(deps, id, counted, proof.answer!);
   if (right) return finish(deps, id, counted, admitted, IMAGE_ANSWER_SCORE);
+  refused('wrong_answer');
   if (!counted.exempt) await guardStore(recordFailure(deps.stores, state.site, req));
   const remaining = V1_LIMITS.attempts - counted.attempts;
   if (remaining <= 0) {

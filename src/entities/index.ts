@@ -3,3 +3,5 @@ export { ApiKeySchema } from './api-key.entity.ts';
 export { ProjectSchema } from './project.entity.ts';
 export { ReportSchema } from './report.entity.ts';
 export { SiteSchema } from './site.entity.ts';
+export { ConsoleSessionSchema } from './console-session.entity.ts';
+export { ChallengeStatSchema } from './challenge-stat.entity.ts';
