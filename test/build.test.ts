@@ -20,7 +20,7 @@ const buildOnly = new Set(['tsx', 'esbuild', '@esbuild', 'typescript', 'vitest',
 
 /**
  * Packages (or scopes) that only some routes or the analyzer's worker threads use, loaded on
- * first use (src/lazy-require.ts, src/reports/passwords.ts, the analysis engine): a process
+ * first use (the check workers' src/analyzer/run-checks.ts, src/reports/passwords.ts, the analysis engine): a process
  * that starts and answers its hot routes without them installed never held them in memory.
  */
 const loadedOnUse = new Set(['tldts', 'robots-parser', '@node-rs', 'jimp', '@jimp', 'playwright-core', 'cheerio']);

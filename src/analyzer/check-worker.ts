@@ -8,7 +8,7 @@ import type { AuxiliaryResults } from './auxiliary.ts';
 import type { CheckCategory, CheckResult } from './checks/types.ts';
 import type { Thresholds } from './options.ts';
 import { PageContext } from './page.ts';
-import { runChecks } from './scoring.ts';
+import { runChecks } from './run-checks.ts';
 
 /** A page as it crosses to a worker: only structured-clonable values (URLs as strings). */
 export interface CheckInput {

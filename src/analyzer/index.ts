@@ -11,4 +11,4 @@ export {
 export { FairPool, SaturatedError, TenantLimitError } from './pool.ts';
 export { CheckPool } from './check-pool.ts';
 export type { CheckCategory, CheckResult, Importance } from './checks/types.ts';
-export { allChecks, gradeOf } from './scoring.ts';
+export { gradeOf } from './scoring.ts';

@@ -26,45 +26,7 @@
  * A check that does not apply to the page passes (mixed_content on an http page, hreflang or
  * json_ld_valid when absent).
  */
-import { miscellaneousChecks } from './checks/miscellaneous.ts';
-import { performanceChecks } from './checks/performance.ts';
-import { securityChecks } from './checks/security.ts';
-import { seoChecks } from './checks/seo.ts';
-import {
-  runCheck,
-  type CheckCategory,
-  type CheckDefinition,
-  type CheckResult,
-  type Importance,
-} from './checks/types.ts';
-import type { PageContext } from './page.ts';
-
-/** Every check, in report order. */
-export const allChecks: readonly CheckDefinition[] = [
-  ...seoChecks,
-  ...performanceChecks,
-  ...securityChecks,
-  ...miscellaneousChecks,
-];
-
-const byId = new Map(allChecks.map((c) => [c.id, c]));
-
-/** The check with this id; throws for an unknown id. */
-export function checkById(id: string): CheckDefinition {
-  const check = byId.get(id);
-  if (!check) throw new Error(`Unknown check: ${id}`);
-  return check;
-}
-
-/** Run `checks` (default: all) over `page`, grouped by category. */
-export function runChecks(
-  page: PageContext,
-  checks: readonly CheckDefinition[] = allChecks,
-): Record<CheckCategory, CheckResult[]> {
-  const results: Record<CheckCategory, CheckResult[]> = { seo: [], performance: [], security: [], miscellaneous: [] };
-  for (const check of checks) results[check.category].push(runCheck(check, page));
-  return results;
-}
+import type { CheckResult, Importance } from './checks/types.ts';
 
 /** The grade of an analysis. */
 export type Grade = 'good' | 'decent' | 'bad';

@@ -8,7 +8,7 @@ import { checkCatalogue, catalogueEntry, locales } from '../../src/analyzer/chec
 import { checkDefinitions, isCheckId } from '../../src/analyzer/checks/definitions.ts';
 import { labChecks } from '../../src/analyzer/render/lab.ts';
 import type { RenderedPage } from '../../src/analyzer/render/render.ts';
-import { allChecks } from '../../src/analyzer/scoring.ts';
+import { allChecks } from '../../src/analyzer/run-checks.ts';
 import { safeBrowsingCheck } from '../../src/reports/gsb.ts';
 import { formatCheckValue, formatNumber, inline } from '../../src/reports/share-page/format-value.ts';
 

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AuxiliaryResults } from '../../src/analyzer/auxiliary.ts';
-import { allChecks, checkById } from '../../src/analyzer/scoring.ts';
+import { allChecks, checkById } from '../../src/analyzer/run-checks.ts';
 import { runCheck } from '../../src/analyzer/checks/types.ts';
 import { defaultThresholds } from '../../src/analyzer/options.ts';
 import { PageContext, type PageInput } from '../../src/analyzer/page.ts';

@@ -4,7 +4,7 @@
  * The same inputs go through the service in hostile.test.ts, with /healthz watched.
  */
 import { describe, expect, it } from 'vitest';
-import { allChecks } from '../../src/analyzer/index.ts';
+import { allChecks } from '../../src/analyzer/run-checks.ts';
 import { PageContext } from '../../src/analyzer/page.ts';
 import { runCheck } from '../../src/analyzer/checks/types.ts';
 import { pathologicalCases } from './pathological.ts';

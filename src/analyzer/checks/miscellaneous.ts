@@ -4,15 +4,12 @@
  * and doctype.
  */
 import type { Element } from 'domhandler';
+import { getDomain } from 'tldts';
 import { charsetFromContentType } from '../body.ts';
 import type { PageContext } from '../page.ts';
 import { leadingDoctype } from '../scan.ts';
 import { metaByName } from './seo.ts';
 import { defineCheck, type CheckDefinition } from './types.ts';
-import { lazyRequire } from '../../lazy-require.ts';
-
-/** tldts's public suffix list, required on the first check that needs a registrable domain. */
-const tldts = lazyRequire<typeof import('tldts')>('tldts');
 
 /** Registrable domains of social networks, to the network's name. */
 export const socialNetworks: Readonly<Record<string, string>> = {
@@ -179,7 +176,7 @@ export const miscellaneousChecks: CheckDefinition[] = [
     for (const el of page.$('a[href]').toArray()) {
       const url = page.resolve(el.attribs['href']);
       if (!url || !url.protocol.startsWith('http')) continue;
-      const domain = tldts().getDomain(url.hostname) ?? url.hostname;
+      const domain = getDomain(url.hostname) ?? url.hostname;
       const network = socialNetworks[url.hostname.replace(/^www\./, '')] ?? socialNetworks[domain];
       if (network) networks.add(network);
     }

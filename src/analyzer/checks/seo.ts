@@ -4,18 +4,12 @@
  */
 import type { Element } from 'domhandler';
 import type { PageContext } from '../page.ts';
-import { lazyRequire } from '../../lazy-require.ts';
+import robotsModule from 'robots-parser';
 import { defineCheck, type CheckDefinition } from './types.ts';
 
-/** The parts of robots-parser's Robot we use. */
-interface RobotsRules {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-  getMatchingLineNumber(url: string, ua?: string): number;
-}
-type RobotsParser = (url: string, contents: string) => RobotsRules;
-
-/** robots-parser is CommonJS (`module.exports = fn`), required on the robots check's first run. */
-const robotsParser = lazyRequire<RobotsParser>('robots-parser');
+// robots-parser is CommonJS (`module.exports = fn`), so Node's default import is the function;
+// its types declare an ES default export, which TypeScript then puts under `.default`.
+const robotsParser = robotsModule as unknown as typeof robotsModule.default;
 
 /** Collapse whitespace and trim. */
 export function normalizeText(text: string): string {
@@ -149,7 +143,7 @@ export const seoChecks: CheckDefinition[] = [
     if (robots.text === undefined) {
       return { passed: true, value: { status: robots.status ?? null, rules: false }, details: [] };
     }
-    const parsed = robotsParser()(robots.url, robots.text);
+    const parsed = robotsParser(robots.url, robots.text);
     const allowed = parsed.isAllowed(page.url.href, page.robotsAgent) !== false;
     const details: string[] = [];
     if (!allowed) {
