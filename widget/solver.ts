@@ -3,14 +3,14 @@
  * decimal nonce, counting up from 0, such that SHA-256 of `${id}.${i}:${nonce}` starts with
  * `bits` zero bits. Shared by the worker entry (work-worker.ts) and the on-page fallback.
  *
- * Engines: `simd` (pow/sha256-search.wat: the whole nonce loop in WebAssembly, four nonces
- * per SIMD vector; what workers use where the browser has WebAssembly SIMD), `wasm`
+ * Engines: `simd` (pow/sha256-search.wat: the whole nonce loop in WebAssembly, eight nonces
+ * per round in two SIMD vectors; what workers use where the browser has WebAssembly SIMD), `wasm`
  * (hash-wasm's SHA-256, one call per hash; where SIMD is missing), `webcrypto`
  * (crypto.subtle, in batches of concurrent digests: each digest costs a promise and a thread
  * hop) and `js` (the small SHA-256 below, returning only the first word of the digest, which
  * is all the check needs). Measured in bench/adversary.ts.
  */
-import type { SimdSearch } from './pow/search.ts';
+import { NONCES_PER_ROUND, type SimdSearch } from './pow/search.ts';
 
 export type Engine = 'simd' | 'wasm' | 'webcrypto' | 'js';
 
@@ -128,9 +128,9 @@ export async function solvePuzzle(
   const enough = (word: number) => bits === 0 || word >>> (32 - bits) === 0;
   const simd = opts.engine === 'simd' ? opts.simd : undefined;
   if (simd) {
-    // 16,384 groups of four nonces between checks for cancellation (a few ms).
-    const rounds = 16_384;
-    for (let start = 0; start < Number.MAX_SAFE_INTEGER; start += 4 * rounds) {
+    // 8,192 rounds of eight nonces between checks for cancellation (a few ms).
+    const rounds = 8_192;
+    for (let start = 0; start < Number.MAX_SAFE_INTEGER; start += NONCES_PER_ROUND * rounds) {
       const nonce = simd.search(prefix, bits, start, rounds);
       if (nonce >= 0) return { nonce, hashes: nonce + 1 };
       if (opts.cancelled?.()) throw new Error('cancelled');

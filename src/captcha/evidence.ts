@@ -43,9 +43,9 @@ const HOUR = 3_600_000;
 
 /**
  * Per-site security level: the work every token costs before any evidence is counted. Sized
- * against the widget's SIMD search (about 10 M hashes a second per Chromium worker) and the
- * attacker's best native solver (AVX-512, about 30-40 M per core): `default` is about 0.6 s
- * for a person on two cores and 0.3-0.4 CPU-s for a native bot (bench/adversary.ts, docs/challenges.md).
+ * against the widget's SIMD search and the attacker's best native solver (AVX-512), so that
+ * `default` stays under a second for a person on two cores while a native bot pays at least
+ * 0.3 CPU-seconds (figures in bench/README.md, from bench/adversary.ts).
  */
 export type SecurityLevel = 'low' | 'default' | 'high';
 export const SECURITY_LEVELS: Record<SecurityLevel, WorkSize> = {

@@ -4,7 +4,7 @@ import { createKeyedUser } from './services.ts';
 import { request, type JsonResponse } from './http.ts';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { instantiateSearch, PREFIX_AT } from '../../widget/pow/search.ts';
+import { instantiateSearch, NONCES_PER_ROUND, PREFIX_AT } from '../../widget/pow/search.ts';
 import { searchWasm } from '../../widget/pow/compile.ts';
 import { formatAnswer, openValues } from '../../src/captcha/env-proof.ts';
 import { openTicket } from '../../src/captcha/work.ts';
@@ -57,7 +57,8 @@ function solveAll(w: { id: string; count: number; bits: number }): string {
   for (let i = 0; i < w.count; i++) {
     const prefix = new TextEncoder().encode(`${w.id}.${i}:`);
     let found = -1;
-    for (let start = 0; found < 0; start += 4 * 65_536) found = search.search(prefix, w.bits, start, 65_536);
+    for (let start = 0; found < 0; start += NONCES_PER_ROUND * 65_536)
+      found = search.search(prefix, w.bits, start, 65_536);
     out.push(found);
   }
   return out.join(',');
@@ -80,7 +81,7 @@ for (let i = w.first; i < w.count; i += w.step) {
   const prefix = new TextEncoder().encode(w.id + '.' + i + ':');
   new Uint8Array(x.memory.buffer, ${PREFIX_AT}, prefix.length).set(prefix);
   let found = -1;
-  for (let start = 0; found < 0; start += 4 * 65536) found = x.solve(prefix.length, w.bits, start, 65536);
+  for (let start = 0; found < 0; start += ${NONCES_PER_ROUND} * 65536) found = x.solve(prefix.length, w.bits, start, 65536);
   out.push([i, found]);
 }
 parentPort.postMessage(out);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { createSHA256 } from 'hash-wasm';
 import { solvePuzzle, type WasmHasher } from '../../widget/solver.ts';
-import { instantiateSearch } from '../../widget/pow/search.ts';
+import { instantiateSearch, NONCES_PER_ROUND } from '../../widget/pow/search.ts';
 import { searchWasm } from '../../widget/pow/compile.ts';
 import { checkWork, issueWork, leadingZeroBits, puzzleHash, solveWork } from '../../src/captcha/work.ts';
 import { tokenLifetime } from '../../widget/options.ts';
@@ -56,7 +56,7 @@ describe('widget solver (what the worker and the page fallback run)', () => {
       const prefix = new TextEncoder().encode(`${id}.0:`);
       for (const start of [0, 6, 97, 9_995, 999_999_998, 10 ** 15 - 3]) {
         let found = -1;
-        for (let s = start; found < 0; s += 4 * 4096) found = simd.search(prefix, 6, s, 4096);
+        for (let s = start; found < 0; s += NONCES_PER_ROUND * 4096) found = simd.search(prefix, 6, s, 4096);
         expect(found).toBe(first(id, 6, start));
       }
     }

@@ -1,13 +1,15 @@
 /**
  * The SIMD search (sha256-search.wat): the whole nonce loop of one puzzle inside
- * WebAssembly, four nonces at a time. The module's bytes come from the bundle (widget/build.ts
+ * WebAssembly, eight nonces at a time. The module's bytes come from the bundle (widget/build.ts
  * compiles the .wat with wabt) or, in Node, from compile.ts. Instantiation fails where the
  * engine has no WebAssembly SIMD or the page's CSP forbids compiling WebAssembly: the caller
  * then falls back to the other engines (solver.ts).
  */
 
 /** Where the module reads the prefix (see the memory map in sha256-search.wat). */
-export const PREFIX_AT = 2304;
+export const PREFIX_AT = 4096;
+/** Nonces tried per round of `solve` (two SIMD groups of four). */
+export const NONCES_PER_ROUND = 8;
 /** The longest prefix that leaves room for 16 digits and the pad in one 64-byte block. */
 export const MAX_PREFIX = 39;
 
@@ -19,7 +21,7 @@ interface SearchExports {
 /** One instance of the search (one per worker: its memory holds one puzzle at a time). */
 export interface SimdSearch {
   /**
-   * The first nonce from `start` on, within `4 * rounds` nonces, whose SHA-256 of
+   * The first nonce from `start` on, within `NONCES_PER_ROUND * rounds` nonces, whose SHA-256 of
    * prefix || decimal(nonce) starts with `bits` zero bits; -1 when none is in that range.
    */
   search(prefix: Uint8Array, bits: number, start: number, rounds: number): number;
