@@ -11,6 +11,7 @@ import { Migration20261125030000 } from './Migration20261125030000.ts';
 import { Migration20261125100000 } from './Migration20261125100000.ts';
 import { Migration20261125210415 } from './Migration20261125210415.ts';
 import { Migration20261125214945 } from './Migration20261125214945.ts';
+import { Migration20261126120000 } from './Migration20261126120000.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121101430', class: Migration20261121101430 },
@@ -25,4 +26,5 @@ export const migrationsList = [
   { name: 'Migration20261125100000', class: Migration20261125100000 },
   { name: 'Migration20261125210415', class: Migration20261125210415 },
   { name: 'Migration20261125214945', class: Migration20261125214945 },
+  { name: 'Migration20261126120000', class: Migration20261126120000 },
 ];

@@ -12,4 +12,5 @@ export const migrationNames = [
   'Migration20261125100000',
   'Migration20261125210415',
   'Migration20261125214945',
+  'Migration20261126120000',
 ];

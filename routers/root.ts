@@ -6,6 +6,8 @@ import { checksRouter } from './checks.ts';
 import { challengesRouter } from './challenges.ts';
 import { siteverifyRouter } from './siteverify.ts';
 import { sitesRouter } from './sites.ts';
+import { auditsRouter } from './audits.ts';
+import { webhooksRouter } from './webhooks.ts';
 
 /** Every procedure of the service. The REST facade, /trpc and the OpenAPI document derive from it. */
 export const appRouter = router({
@@ -16,6 +18,8 @@ export const appRouter = router({
   challenges: challengesRouter,
   siteverify: siteverifyRouter,
   sites: sitesRouter,
+  audits: auditsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;
@@ -30,4 +34,6 @@ export const typedClientRouter = router({
   projects: projectsRouter,
   reports: reportsRouter,
   sites: sitesRouter,
+  audits: auditsRouter,
+  webhooks: webhooksRouter,
 });

@@ -6,6 +6,7 @@ import { initORM, migrate, type Database } from './db/orm.ts';
 import { openStores, type Stores } from './stores/index.ts';
 import { createReportAnalyzer, type ReportAnalyzer } from './reports/analysis.ts';
 import { createMetrics, instrumentStores, type Metrics } from './metrics.ts';
+import type { JobQueue } from './queue/queue.ts';
 
 /** Long-lived things a request may use; built once at start by `openServices`. */
 export interface Services {
@@ -16,6 +17,11 @@ export interface Services {
   analyzer: ReportAnalyzer;
   /** Prometheus metrics of this instance (src/metrics.ts). */
   metrics: Metrics;
+  /**
+   * The job queue shared by every instance, with this instance's audit and webhook workers;
+   * absent when opened without `queue` (the CLI, most tests): audits then answer 503.
+   */
+  queue?: JobQueue;
 }
 
 export interface OpenedServices extends Services {
@@ -32,7 +38,7 @@ export interface OpenedServices extends Services {
 export async function openServices(
   config: Config,
   log: Logger,
-  opts: { keyPrefix?: string; dataDir?: string | null } = {},
+  opts: { keyPrefix?: string; dataDir?: string | null; queue?: boolean } = {},
 ): Promise<OpenedServices> {
   resolveTokenKey(config);
   const dataDir = opts.dataDir === null ? undefined : (opts.dataDir ?? config.DATA_DIR);
@@ -60,6 +66,27 @@ export async function openServices(
   }
   const metrics = createMetrics();
   const analyzer = createReportAnalyzer(config, undefined, metrics, (message) => log.warn(message));
+  let queue: JobQueue | undefined;
+  if (opts.queue) {
+    try {
+      const [{ openQueue }, { startAuditWorkers }] = await Promise.all([
+        import('./queue/queue.ts'),
+        import('./audits/workers.ts'),
+      ]);
+      queue = await openQueue(
+        db,
+        { databaseUrl: config.DATABASE_URL, monitorIntervalSeconds: config.QUEUE_MONITOR_SECONDS },
+        log,
+      );
+      await startAuditWorkers({ em: db.orm.em, config, analyzer, queue, log });
+    } catch (err) {
+      await queue?.stop(0).catch(() => {});
+      await opened.close().catch(() => {});
+      await db.close().catch(() => {});
+      throw err;
+    }
+  }
+  const started = queue;
   return {
     config,
     log,
@@ -67,9 +94,13 @@ export async function openServices(
     stores: instrumentStores(opened, metrics),
     analyzer,
     metrics,
+    queue,
     db,
     migrationsApplied: applied,
     async close() {
+      await started
+        ?.stop(config.SHUTDOWN_TIMEOUT_MS)
+        .catch((err: unknown) => log.warn({ err }, 'stopping the job queue failed'));
       await analyzer
         .close()
         .catch((err: unknown) => log.warn({ err }, 'closing the analyzer (check workers, browser) failed'));

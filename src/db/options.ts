@@ -2,13 +2,35 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Options } from '@mikro-orm/postgresql';
 import { defineConfig } from './mikro-orm.ts';
-import { ApiKeySchema, ProjectSchema, ReportSchema, SiteSchema, UserSchema } from '../entities/index.ts';
+import {
+  ApiKeySchema,
+  AuditPageSchema,
+  AuditRunSchema,
+  AuditSchema,
+  ProjectSchema,
+  ReportSchema,
+  SiteSchema,
+  UserSchema,
+  WebhookDeliverySchema,
+  WebhookSchema,
+} from '../entities/index.ts';
 
 /** The project root (where package.json and migrations/ live). */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Every entity the ORM knows. New entities are added here. */
-export const entities = [UserSchema, ApiKeySchema, ProjectSchema, ReportSchema, SiteSchema];
+export const entities = [
+  UserSchema,
+  ApiKeySchema,
+  ProjectSchema,
+  ReportSchema,
+  SiteSchema,
+  AuditSchema,
+  AuditRunSchema,
+  AuditPageSchema,
+  WebhookSchema,
+  WebhookDeliverySchema,
+];
 
 /**
  * Options shared by PostgreSQL and PGlite: same entities. No migrator: the serving process

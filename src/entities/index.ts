@@ -3,3 +3,5 @@ export { ApiKeySchema } from './api-key.entity.ts';
 export { ProjectSchema } from './project.entity.ts';
 export { ReportSchema } from './report.entity.ts';
 export { SiteSchema } from './site.entity.ts';
+export { AuditSchema, AuditRunSchema, AuditPageSchema } from './audit.entity.ts';
+export { WebhookSchema, WebhookDeliverySchema } from './webhook.entity.ts';
