@@ -129,6 +129,7 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
     stores: services.stores,
     analyzer: services.analyzer,
     metrics: services.metrics,
+    queue: services.queue,
     em: lazyEntityManager(services.orm.em),
     request: new KoaRequestInfo(ctx, state.requestId ?? 'internal', services.log),
   };

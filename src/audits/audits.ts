@@ -140,7 +140,7 @@ export async function cancelOrDelete(
       [id],
     );
     if (runs.length) {
-      await tx.execute(`update audit_runs set status = 'cancelled', finished_at = now() where id = any(?::int[])`, [
+      await tx.execute(`update audit_runs set status = 'cancelled', finished_at = now() where id in (?)`, [
         runs.map((r) => r.id),
       ]);
       await tx.nativeUpdate(AuditSchema, { id }, { status: 'cancelled', schedule: null, timezone: null });

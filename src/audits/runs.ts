@@ -103,14 +103,14 @@ async function addPages(tx: EntityManager, deps: AuditDeps, runId: number, urls:
   if (room === 0) return 0;
   const rows = await tx.execute<Array<{ id: number; url: string }>>(
     `insert into audit_pages (run_id, url, status, attempts, updated_at)
-     select ?, u, 'queued', 0, now() from unnest(?::text[]) with ordinality as t(u, n) order by n
+     select ?, u, 'queued', 0, now() from json_array_elements_text(?::json) with ordinality as t(u, n) order by n
      on conflict (run_id, url) do nothing returning id, url`,
-    [runId, urls],
+    [runId, JSON.stringify(urls)],
   );
   // More rows than room can come back only when urls held more new pages than the cap allows.
   const kept = rows.slice(0, room);
   if (rows.length > kept.length) {
-    await tx.execute('delete from audit_pages where id = any(?::int[])', [rows.slice(room).map((r) => r.id)]);
+    await tx.execute('delete from audit_pages where id in (?)', [rows.slice(room).map((r) => r.id)]);
   }
   const slots = deps.config.AUDIT_HOST_CONCURRENCY;
   await deps.queue.insert(

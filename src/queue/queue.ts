@@ -121,7 +121,14 @@ export async function openQueue(database: Database, settings: QueueSettings, log
       await boss.work<object>(
         name,
         { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds: embedded ? 0.5 : 1 },
-        async ([job]) => handler(job as Job<never>),
+        async ([job]) => {
+          try {
+            await handler(job as Job<never>);
+          } catch (err) {
+            log.warn({ err, queue: name, job: job.id }, 'job failed (retried while it may be)');
+            throw err;
+          }
+        },
       );
     },
     schedule: (name, key, cron, tz, data) => boss.schedule(name, cron, data, { tz, key }),
