@@ -89,7 +89,8 @@ function parseId(text: string): number {
 
 /** The shared queue; audits need it (an instance opened without one answers 503). */
 function queueOf(ctx: { queue?: JobQueue }): JobQueue {
-  if (!ctx.queue) throw new AppError('UNAVAILABLE', 'Site audits are not running on this instance.', { retryAfter: 60 });
+  if (!ctx.queue)
+    throw new AppError('UNAVAILABLE', 'Site audits are not running on this instance.', { retryAfter: 60 });
   return ctx.queue;
 }
 
@@ -187,23 +188,25 @@ export const auditsRouter = router({
     .query(async ({ ctx, input }) => {
       const found = await getAudit(ctx.em, ctx.user.id, parseId(input.id));
       const { rows, total } = await listRuns(ctx.em, found.id, input.per_page, (input.page - 1) * input.per_page);
-      const built = buildPage(
-        rows.map(describeRun),
-        {
-          page: input.page,
-          perPage: input.per_page,
-          total,
-          path: listPath(ctx.config.PUBLIC_URL, `/api/v1/audits/${found.id}/runs`),
-          query: { per_page: input.per_page },
-        },
-      );
+      const built = buildPage(rows.map(describeRun), {
+        page: input.page,
+        perPage: input.per_page,
+        total,
+        path: listPath(ctx.config.PUBLIC_URL, `/api/v1/audits/${found.id}/runs`),
+        query: { per_page: input.per_page },
+      });
       return { ...built, status: 200 as const };
     }),
 
   /** Cancels the run under way (and the schedule), or deletes an audit with nothing under way. */
   delete: apiKeyProcedure
     .meta({
-      openapi: { method: 'DELETE', path: '/api/v1/audits/{id}', summary: 'Cancel or delete an audit', tags: ['audits'] },
+      openapi: {
+        method: 'DELETE',
+        path: '/api/v1/audits/{id}',
+        summary: 'Cancel or delete an audit',
+        tags: ['audits'],
+      },
       errorCodes: ['ERR_UNAVAILABLE'],
     })
     .input(z.object({ id: auditId }))

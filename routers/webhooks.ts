@@ -99,7 +99,12 @@ export const webhooksRouter = router({
     })
     .input(z.object({ id: webhookId }))
     .output(
-      z.object({ id: z.number().int(), object: z.literal('webhook'), deleted: z.literal(true), status: z.literal(200) }),
+      z.object({
+        id: z.number().int(),
+        object: z.literal('webhook'),
+        deleted: z.literal(true),
+        status: z.literal(200),
+      }),
     )
     .mutation(async ({ ctx, input }) => {
       const id = parseId(input.id);

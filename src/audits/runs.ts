@@ -21,7 +21,6 @@ import { AppError } from '../errors.ts';
 import type { JobQueue } from '../queue/queue.ts';
 import { analyzerOptionsFrom, type ReportAnalyzer } from '../reports/analysis.ts';
 import { createReport } from '../reports/reports.ts';
-import type { ReportResults } from '../reports/results.ts';
 import { emitEvent } from '../webhooks/events.ts';
 import { diffRuns, summarize, type RunPage } from './changes.ts';
 import { Crawler, inScope, type CrawlScope } from './crawl.ts';
@@ -172,7 +171,7 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
     if (outcome.ok) {
       const a = outcome.analysis;
       const report = await createReport(tx, audit.user.id, { privacy: 1 }, a);
-      const failing = Object.entries(a.results as ReportResults)
+      const failing = Object.entries(a.results)
         .filter(([, r]) => !r.passed)
         .map(([id]) => id);
       await tx.nativeUpdate(
@@ -204,9 +203,7 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
 }
 
 async function pagesOf(tx: EntityManager, runId: number): Promise<RunPage[]> {
-  return tx.execute<RunPage[]>('select url, status, result, score, failing from audit_pages where run_id = ?', [
-    runId,
-  ]);
+  return tx.execute<RunPage[]>('select url, status, result, score, failing from audit_pages where run_id = ?', [runId]);
 }
 
 /**

@@ -44,9 +44,7 @@ export async function startAuditWorkers(deps: {
   await queue.work<{ runId: number; pageId: number }>(PAGE_QUEUE, config.AUDIT_WORKERS, (job) =>
     runPageJob(deps, job.data),
   );
-  await queue.work<{ auditId: number }>(SCHEDULE_QUEUE, 1, (job) =>
-    runScheduled(deps.em, queue, job.data.auditId),
-  );
+  await queue.work<{ auditId: number }>(SCHEDULE_QUEUE, 1, (job) => runScheduled(deps.em, queue, job.data.auditId));
   await queue.work<{ deliveryId: number }>(DELIVERY_QUEUE, 4, (job) =>
     deliver(deps.em.fork(), config, job.data.deliveryId),
   );

@@ -85,5 +85,3 @@ export const AuditPageSchema = defineEntity({
       .onUpdate(() => new Date()),
   },
 });
-
-export type AuditPage = InferEntity<typeof AuditPageSchema>;

@@ -183,7 +183,9 @@ describe('site audits', () => {
       10_000,
     );
     expect(deliveries.attempts).toBe(2);
-    const ids = received.filter((r) => JSON.parse(r.body).type === 'audit.completed').map((r) => r.headers['webhook-id']);
+    const ids = received
+      .filter((r) => JSON.parse(r.body).type === 'audit.completed')
+      .map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size).toBe(1);
 
     // The page changes; the schedule (every minute) runs the audit again.
@@ -196,10 +198,17 @@ describe('site audits', () => {
       },
       100_000,
     );
-    expect(runs.map((r: { id: number; status: string; changes: { previous_run: number | null } }) => [r.id, r.status, r.changes.previous_run])).toEqual([[runs[0].id, "completed", runs[1].id], [runs[1].id, "completed", null]]);
-    expect(runs[0].changes.grades_moved).toEqual([
-      { url: `${site.url}/b`, from: 'decent', to: 'bad' },
+    expect(
+      runs.map((r: { id: number; status: string; changes: { previous_run: number | null } }) => [
+        r.id,
+        r.status,
+        r.changes.previous_run,
+      ]),
+    ).toEqual([
+      [runs[0].id, 'completed', runs[1].id],
+      [runs[1].id, 'completed', null],
     ]);
+    expect(runs[0].changes.grades_moved).toEqual([{ url: `${site.url}/b`, from: 'decent', to: 'bad' }]);
     expect(runs[0].changes.newly_failing.map((x: { url: string }) => x.url)).toEqual([`${site.url}/b`]);
     expect(runs[0].changes.pages_added).toEqual([]);
     expect(runs[0].changes.pages_gone).toEqual([]);

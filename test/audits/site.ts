@@ -19,7 +19,10 @@ const links = (...paths: string[]) => paths.map((p) => `<a href="${p}">${p}</a>`
 /** `/`, `/a`, `/b`, `/c` and `/slow` are in scope; `/private/x` is disallowed by robots.txt. */
 export async function startAuditSite(): Promise<AuditSite> {
   const pages = new Map<string, string>([
-    ['/', goodPage('Home').replace('</body>', `${links('/a', '/b#top', '/private/x', 'https://elsewhere.test/')}</body>`)],
+    [
+      '/',
+      goodPage('Home').replace('</body>', `${links('/a', '/b#top', '/private/x', 'https://elsewhere.test/')}</body>`),
+    ],
     ['/a', goodPage('A').replace('</body>', `${links('/c', '/a?x', '/')}</body>`)],
     ['/a?x', goodPage('A again')],
     ['/b', goodPage('B')],
