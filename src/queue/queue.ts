@@ -105,7 +105,11 @@ export async function openQueue(database: Database, settings: QueueSettings, log
     boss,
     async define(name, options = {}) {
       if ((await boss.getQueue(name)) === null) await boss.createQueue(name, options);
-      else await boss.updateQueue(name, options);
+      else {
+        // A queue's policy and partitioning are fixed when it is created; the rest may change.
+        const { policy: _policy, partition: _partition, ...changeable } = options;
+        await boss.updateQueue(name, changeable);
+      }
       defined.add(name);
       if (embedded && !recovered.has(name)) {
         recovered.add(name);
