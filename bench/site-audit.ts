@@ -114,11 +114,20 @@ export async function main(): Promise<Figure[]> {
           }
           const seqMinutes = (performance.now() - seqStarted) / 60_000;
           const started = performance.now();
-          const created = await request(`${cluster.urls[0]}/api/v1/audits`, {
+          let created = await request(`${cluster.urls[0]}/api/v1/audits`, {
             method: 'POST',
             key,
             json: { url: `${site.url}/p0`, max_pages: pages },
           });
+          // The queue starts while the instance starts serving: 503 until it runs.
+          for (let i = 0; i < 120 && created.status === 503; i++) {
+            await new Promise((r) => setTimeout(r, 500));
+            created = await request(`${cluster.urls[0]}/api/v1/audits`, {
+              method: 'POST',
+              key,
+              json: { url: `${site.url}/p0`, max_pages: pages },
+            });
+          }
           if (created.status !== 202) throw new Error(`audit creation answered ${created.status}`);
           let audit = created.body.data;
           while (audit.status === 'queued' || audit.status === 'running') {

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.LOG_LEVEL);
-  const services = await openServices(config, log, { queue: true });
+  const services = await openServices(config, log, { queue: 'background' });
   const initial = await ensureInitialAccount(services.orm.em.fork());
   if (initial) {
     // Printed once, on the first start against an empty database; only its hash is kept.

@@ -38,7 +38,16 @@ export interface OpenedServices extends Services {
 export async function openServices(
   config: Config,
   log: Logger,
-  opts: { keyPrefix?: string; dataDir?: string | null; queue?: boolean } = {},
+  opts: {
+    keyPrefix?: string;
+    dataDir?: string | null;
+    /**
+     * Open the job queue and start this instance's audit and webhook workers: before answering
+     * (`true`), or while the service starts serving (`'background'`: audits answer 503 until
+     * the queue runs; a queue that cannot start is logged, and the rest serves on).
+     */
+    queue?: boolean | 'background';
+  } = {},
 ): Promise<OpenedServices> {
   resolveTokenKey(config);
   const dataDir = opts.dataDir === null ? undefined : (opts.dataDir ?? config.DATA_DIR);
@@ -66,39 +75,18 @@ export async function openServices(
   }
   const metrics = createMetrics();
   const analyzer = createReportAnalyzer(config, undefined, metrics, (message) => log.warn(message));
-  let queue: JobQueue | undefined;
-  if (opts.queue) {
-    try {
-      const [{ openQueue }, { startAuditWorkers }] = await Promise.all([
-        import('./queue/queue.ts'),
-        import('./audits/workers.ts'),
-      ]);
-      queue = await openQueue(
-        db,
-        { databaseUrl: config.DATABASE_URL, monitorIntervalSeconds: config.QUEUE_MONITOR_SECONDS },
-        log,
-      );
-      await startAuditWorkers({ em: db.orm.em, config, analyzer, queue, log });
-    } catch (err) {
-      await queue?.stop(0).catch(() => {});
-      await opened.close().catch(() => {});
-      await db.close().catch(() => {});
-      throw err;
-    }
-  }
-  const started = queue;
-  return {
+  const services: OpenedServices = {
     config,
     log,
     orm: db.orm,
     stores: instrumentStores(opened, metrics),
     analyzer,
     metrics,
-    queue,
     db,
     migrationsApplied: applied,
     async close() {
-      await started
+      await starting?.catch(() => undefined);
+      await services.queue
         ?.stop(config.SHUTDOWN_TIMEOUT_MS)
         .catch((err: unknown) => log.warn({ err }, 'stopping the job queue failed'));
       await analyzer
@@ -108,4 +96,37 @@ export async function openServices(
       await db.close().catch((err) => log.warn({ err }, 'closing database failed'));
     },
   };
+  const starting = opts.queue ? startQueue(services) : undefined;
+  if (starting && opts.queue === 'background') {
+    starting.catch((err: unknown) => log.error({ err }, 'the job queue did not start: audits and webhooks are off'));
+  } else if (starting) {
+    try {
+      await starting;
+    } catch (err) {
+      await services.close();
+      throw err;
+    }
+  }
+  return services;
+}
+
+/** Opens the queue and starts this instance's workers; `services.queue` is set once they run. */
+async function startQueue(services: OpenedServices): Promise<void> {
+  const { config, log, analyzer, db } = services;
+  const [{ openQueue }, { startAuditWorkers }] = await Promise.all([
+    import('./queue/queue.ts'),
+    import('./audits/workers.ts'),
+  ]);
+  const queue = await openQueue(
+    db,
+    { databaseUrl: config.DATABASE_URL, monitorIntervalSeconds: config.QUEUE_MONITOR_SECONDS },
+    log,
+  );
+  try {
+    await startAuditWorkers({ em: db.orm.em, config, analyzer, queue, log });
+  } catch (err) {
+    await queue.stop(0).catch(() => {});
+    throw err;
+  }
+  services.queue = queue;
 }

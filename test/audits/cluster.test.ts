@@ -69,11 +69,16 @@ describe.runIf(real)('an audit on three instances, one killed mid-audit', () => 
   });
 
   it('completes with every page exactly once', async () => {
-    const created = await request(`${cluster.urls[0]}/api/v1/audits`, {
-      method: 'POST',
-      key: cluster.apiKey,
-      json: { url: `${site.url}/p0`, max_pages: PAGES },
-    });
+    // Each instance starts its queue while it starts serving: 503 until it runs.
+    let created = { status: 503, body: undefined as any };
+    for (let i = 0; i < 120 && created.status === 503; i++) {
+      if (i) await new Promise((r) => setTimeout(r, 500));
+      created = await request(`${cluster.urls[0]}/api/v1/audits`, {
+        method: 'POST',
+        key: cluster.apiKey,
+        json: { url: `${site.url}/p0`, max_pages: PAGES },
+      });
+    }
     expect(created.status).toBe(202);
     const id = created.body.data.id as number;
     const read = async (url = cluster.urls[0]) =>
