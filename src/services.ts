@@ -28,6 +28,12 @@ export interface OpenedServices extends Services {
   db: Database;
   /** Migrations applied while opening (empty when the schema was current). */
   migrationsApplied: string[];
+  /**
+   * Opens the job queue and starts this instance's audit and webhook workers (once; later calls
+   * share the first). `queue` is set once they run; until then audits answer 503. The server
+   * calls it once it listens, so a start is no slower for it; `close()` stops what it started.
+   */
+  startQueue(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,12 +47,8 @@ export async function openServices(
   opts: {
     keyPrefix?: string;
     dataDir?: string | null;
-    /**
-     * Open the job queue and start this instance's audit and webhook workers: before answering
-     * (`true`), or while the service starts serving (`'background'`: audits answer 503 until
-     * the queue runs; a queue that cannot start is logged, and the rest serves on).
-     */
-    queue?: boolean | 'background';
+    /** Open the job queue and start this instance's audit and webhook workers ({@link startQueue}). */
+    queue?: boolean;
   } = {},
 ): Promise<OpenedServices> {
   resolveTokenKey(config);
@@ -75,6 +77,7 @@ export async function openServices(
   }
   const metrics = createMetrics();
   const analyzer = createReportAnalyzer(config, undefined, metrics, (message) => log.warn(message));
+  let starting: Promise<void> | undefined;
   const services: OpenedServices = {
     config,
     log,
@@ -84,6 +87,10 @@ export async function openServices(
     metrics,
     db,
     migrationsApplied: applied,
+    startQueue() {
+      starting ??= openQueueOf(services);
+      return starting;
+    },
     async close() {
       await starting?.catch(() => undefined);
       await services.queue
@@ -96,12 +103,9 @@ export async function openServices(
       await db.close().catch((err) => log.warn({ err }, 'closing database failed'));
     },
   };
-  const starting = opts.queue ? startQueue(services) : undefined;
-  if (starting && opts.queue === 'background') {
-    starting.catch((err: unknown) => log.error({ err }, 'the job queue did not start: audits and webhooks are off'));
-  } else if (starting) {
+  if (opts.queue) {
     try {
-      await starting;
+      await services.startQueue();
     } catch (err) {
       await services.close();
       throw err;
@@ -110,8 +114,8 @@ export async function openServices(
   return services;
 }
 
-/** Opens the queue and starts this instance's workers; `services.queue` is set once they run. */
-async function startQueue(services: OpenedServices): Promise<void> {
+/** Opens the queue and starts this instance's workers; sets `services.queue` once they run. */
+async function openQueueOf(services: OpenedServices): Promise<void> {
   const { config, log, analyzer, db } = services;
   const [{ openQueue }, { startAuditWorkers }] = await Promise.all([
     import('./queue/queue.ts'),
