@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initORM, migrate, type Database } from '../../src/db/orm.ts';
 import { openQueue, QUEUE_SCHEMA, type JobQueue } from '../../src/queue/queue.ts';
 import { freshPostgresDatabase, silentLog, TEST_DATABASE_URL } from '../helpers/services.ts';
@@ -27,6 +27,13 @@ describe.each(targets)('the queue on $name', ({ url }) => {
   let db: Database;
   let queue: JobQueue;
   let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const pg = url ? await freshPostgresDatabase(url) : undefined;
+    drop = pg?.drop;
+    db = await initORM({ databaseUrl: pg?.url });
+    await migrate(db.orm);
+    queue = await openQueue(db, { databaseUrl: pg?.url, monitorIntervalSeconds: 2 }, silentLog);
+  }, 120_000);
   afterAll(async () => {
     await queue?.stop(0);
     await db?.close();
@@ -34,11 +41,6 @@ describe.each(targets)('the queue on $name', ({ url }) => {
   });
 
   it('sends through an ORM transaction: the job exists only if it commits', async () => {
-    const pg = url ? await freshPostgresDatabase(url) : undefined;
-    drop = pg?.drop;
-    db = await initORM({ databaseUrl: pg?.url });
-    await migrate(db.orm);
-    queue = await openQueue(db, { databaseUrl: pg?.url, monitorIntervalSeconds: 2 }, silentLog);
     await queue.define('t-tx');
     await db.orm.em
       .fork()
@@ -107,5 +109,5 @@ describe('a restart of the embedded database', () => {
       await again.stop(0);
       await second.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
