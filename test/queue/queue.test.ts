@@ -29,7 +29,7 @@ describe.each(targets)('the queue on $name', ({ url }) => {
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const pg = url ? await freshPostgresDatabase(url) : undefined;
-    drop = pg?.drop;
+    drop = pg ? () => pg.drop() : undefined;
     db = await initORM({ databaseUrl: pg?.url });
     await migrate(db.orm);
     queue = await openQueue(db, { databaseUrl: pg?.url, monitorIntervalSeconds: 2 }, silentLog);
