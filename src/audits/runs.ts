@@ -13,6 +13,7 @@
  * singleton slots, held until AUDIT_HOST_DELAY_MS after the page, across all instances.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { AnalyzeError } from '../analyzer/errors.ts';
 import type { Config } from '../config.ts';
@@ -36,6 +37,9 @@ export interface AuditDeps {
   queue: JobQueue;
   log: Logger;
 }
+
+/** robots.txt per run, read once per run by each instance rather than once per page. */
+const robotsOfRun = new LRUCache<number, string>({ max: 256, ttl: 10 * 60_000 });
 
 interface PageJob {
   runId: number;
@@ -153,7 +157,11 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   let links: string[] = [];
   let outcome: { ok: true; analysis: Awaited<ReturnType<ReportAnalyzer['analyze']>> } | { ok: false; error: string };
   try {
-    const robots = await crawler.robots(new URL(audit.url).origin);
+    let robots = robotsOfRun.get(job.runId);
+    if (robots === undefined) {
+      robots = await crawler.robots(new URL(audit.url).origin);
+      robotsOfRun.set(job.runId, robots);
+    }
     links = await crawler.links(page.url, scopeOf(audit, robots, options.userAgent));
     outcome = { ok: true, analysis: await analyzeWhenFree(deps, page.url, audit.user.id, audit.render ?? null) };
   } catch (err) {
