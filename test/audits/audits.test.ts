@@ -15,6 +15,7 @@ import {
   type TestServer,
   type TestServices,
 } from '../helpers/services.ts';
+import { request } from '../helpers/http.ts';
 import { poorPage, startAuditSite, type AuditSite } from './site.ts';
 
 let services: TestServices;
@@ -65,13 +66,10 @@ afterAll(async () => {
   await services?.cleanup();
 });
 
+/** A call through the running service; every answer is checked against the OpenAPI document. */
 async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  const res = await request(`${server.url}${path}`, { method, key, json: body });
+  return { status: res.status, body: res.body as Record<string, any> };
 }
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
