@@ -38,7 +38,7 @@ beforeAll(async () => {
     queue: true,
     env: {
       ANALYZER_ALLOW_PRIVATE: 'true',
-      ANALYZER_TIMEOUT_MS: '4000',
+      ANALYZER_TIMEOUT_MS: '10000',
       AUDIT_HOST_DELAY_MS: '50',
       QUEUE_MONITOR_SECONDS: '2',
     },
@@ -145,11 +145,13 @@ describe('site audits', () => {
         if (body.data.status === 'running' && total > 0 && done + failed < total) sawProgress = true;
         return body.data.status === 'completed' ? body.data : undefined;
       },
-      45_000,
+      120_000,
     );
     expect(sawProgress).toBe(true);
     const urls = (first.pages as Array<{ url: string }>).map((p) => new URL(p.url).pathname).sort();
     expect(urls).toEqual(['/', '/a', '/b', '/c', '/slow']);
+    const failures = (first.pages as Array<{ url: string; error: string | null }>).filter((p) => p.error);
+    expect(failures.map((p) => new URL(p.url).pathname)).toEqual(['/slow']);
     expect(first.progress).toEqual({ done: 4, failed: 1, total: 5 });
     const slow = first.pages.find((p: { url: string }) => p.url.endsWith('/slow'));
     expect(slow).toMatchObject({ status: 'failed', report_id: null });
@@ -220,7 +222,7 @@ describe('site audits', () => {
     const removed = await api('DELETE', `/api/v1/audits/${id}`);
     expect(removed.body).toMatchObject({ id, object: 'audit', deleted: true });
     expect((await api('GET', `/api/v1/audits/${id}`)).status).toBe(404);
-  }, 180_000);
+  }, 300_000);
 
   it('cancels an audit under way', async () => {
     const created = await api('POST', '/api/v1/audits', { url: `${site.url}/`, max_pages: 3 });
