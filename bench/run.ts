@@ -10,6 +10,7 @@ const all = [
   'ocr',
   'lighthouse',
   'adversary',
+  'site-audit',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -43,6 +43,9 @@ async function main(): Promise<void> {
   );
   console.log(`Listening on http://localhost:${server.port} (API reference: /api/docs)`);
   if (config.embedded) await startDemo(services, server.port);
+  // The shared job queue (site audits, webhooks) starts once the service answers; a queue that
+  // cannot start leaves audits answering 503 and everything else serving.
+  services.startQueue().catch((err: unknown) => log.error({ err }, 'the job queue did not start: audits are off'));
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -34,6 +34,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List audits */
+        get: operations["audits-list"];
+        put?: never;
+        /** Audit a site */
+        post: operations["audits-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an audit */
+        get: operations["audits-get"];
+        put?: never;
+        post?: never;
+        /** Cancel or delete an audit */
+        delete: operations["audits-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audits/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an audit's runs */
+        get: operations["audits-runs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/challenges": {
         parameters: {
             query?: never;
@@ -205,6 +258,58 @@ export interface paths {
         put?: never;
         /** Verify a token once (recommended path) */
         post: operations["siteverify-verifyV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhooks */
+        get: operations["webhooks-list"];
+        put?: never;
+        /** Register a webhook */
+        post: operations["webhooks-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook */
+        delete: operations["webhooks-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a webhook's deliveries */
+        get: operations["webhooks-deliveries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -490,6 +595,1191 @@ export interface operations {
                         code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
                         /** @constant */
                         status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "audits-list": {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: "10" | "25" | "50" | "100";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            exclude: string[];
+                            id: number;
+                            include: string[];
+                            max_pages: number;
+                            progress: {
+                                done: number;
+                                failed: number;
+                                total: number;
+                            };
+                            project: string;
+                            render: boolean | null;
+                            run_id: number | null;
+                            schedule: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                            summary: {
+                                failed_pages: number;
+                                grades: {
+                                    bad: number;
+                                    decent: number;
+                                    good: number;
+                                };
+                                pages: number;
+                                score: number | null;
+                                top_failing_checks: {
+                                    check: string;
+                                    pages: number;
+                                }[];
+                            } | null;
+                            timezone: string | null;
+                            updated_at: string;
+                            url: string;
+                        }[];
+                        links: {
+                            first: string;
+                            last: string;
+                            next: string | null;
+                            prev: string | null;
+                        };
+                        meta: {
+                            current_page: number;
+                            from: number | null;
+                            last_page: number;
+                            links: {
+                                active: boolean;
+                                label: string;
+                                url: string | null;
+                            }[];
+                            path: string;
+                            per_page: number;
+                            to: number | null;
+                            total: number;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "audits-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    exclude?: string[];
+                    include?: string[];
+                    max_pages?: number;
+                    /** @enum {string} */
+                    render?: "0" | "1";
+                    schedule?: string;
+                    timezone?: string;
+                    url: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    exclude?: string[];
+                    include?: string[];
+                    max_pages?: number;
+                    /** @enum {string} */
+                    render?: "0" | "1";
+                    schedule?: string;
+                    timezone?: string;
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            exclude: string[];
+                            id: number;
+                            include: string[];
+                            max_pages: number;
+                            progress: {
+                                done: number;
+                                failed: number;
+                                total: number;
+                            };
+                            project: string;
+                            render: boolean | null;
+                            run_id: number | null;
+                            schedule: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                            summary: {
+                                failed_pages: number;
+                                grades: {
+                                    bad: number;
+                                    decent: number;
+                                    good: number;
+                                };
+                                pages: number;
+                                score: number | null;
+                                top_failing_checks: {
+                                    check: string;
+                                    pages: number;
+                                }[];
+                            } | null;
+                            timezone: string | null;
+                            updated_at: string;
+                            url: string;
+                        };
+                        /** @constant */
+                        status: 202;
+                    };
+                };
+            };
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_BAD_REQUEST";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "audits-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            exclude: string[];
+                            id: number;
+                            include: string[];
+                            max_pages: number;
+                            pages: {
+                                error: string | null;
+                                report_id: number | null;
+                                result: ("good" | "decent" | "bad") | null;
+                                score: number | null;
+                                /** @enum {string} */
+                                status: "queued" | "done" | "failed";
+                                url: string;
+                            }[];
+                            progress: {
+                                done: number;
+                                failed: number;
+                                total: number;
+                            };
+                            project: string;
+                            render: boolean | null;
+                            run_id: number | null;
+                            schedule: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                            summary: {
+                                failed_pages: number;
+                                grades: {
+                                    bad: number;
+                                    decent: number;
+                                    good: number;
+                                };
+                                pages: number;
+                                score: number | null;
+                                top_failing_checks: {
+                                    check: string;
+                                    pages: number;
+                                }[];
+                            } | null;
+                            timezone: string | null;
+                            updated_at: string;
+                            url: string;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "audits-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cancelled: boolean;
+                        deleted: boolean;
+                        id: number;
+                        /** @constant */
+                        object: "audit";
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "audits-runs": {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: "10" | "25" | "50" | "100";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            changes: {
+                                fixed: {
+                                    checks: string[];
+                                    url: string;
+                                }[];
+                                grades_moved: {
+                                    from: string;
+                                    to: string;
+                                    url: string;
+                                }[];
+                                newly_failing: {
+                                    checks: string[];
+                                    url: string;
+                                }[];
+                                pages_added: string[];
+                                pages_gone: string[];
+                                previous_run: number | null;
+                            } | null;
+                            created_at: string;
+                            error: string | null;
+                            finished_at: string | null;
+                            id: number;
+                            progress: {
+                                done: number;
+                                failed: number;
+                                total: number;
+                            };
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                            summary: {
+                                failed_pages: number;
+                                grades: {
+                                    bad: number;
+                                    decent: number;
+                                    good: number;
+                                };
+                                pages: number;
+                                score: number | null;
+                                top_failing_checks: {
+                                    check: string;
+                                    pages: number;
+                                }[];
+                            } | null;
+                        }[];
+                        links: {
+                            first: string;
+                            last: string;
+                            next: string | null;
+                            prev: string | null;
+                        };
+                        meta: {
+                            current_page: number;
+                            from: number | null;
+                            last_page: number;
+                            links: {
+                                active: boolean;
+                                label: string;
+                                url: string | null;
+                            }[];
+                            path: string;
+                            per_page: number;
+                            to: number | null;
+                            total: number;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
                     };
                 };
             };
@@ -3847,6 +5137,813 @@ export interface operations {
                         kind?: "v1" | "v2" | "v3";
                         score?: number;
                         success: boolean;
+                    };
+                };
+            };
+        };
+    };
+    "webhooks-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            id: number;
+                            url: string;
+                        }[];
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "webhooks-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                    url: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            id: number;
+                            secret: string;
+                            url: string;
+                        };
+                        /** @constant */
+                        status: 201;
+                    };
+                };
+            };
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_BAD_REQUEST";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "webhooks-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        id: number;
+                        /** @constant */
+                        object: "webhook";
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "webhooks-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            attempts: number;
+                            created_at: string;
+                            error: string | null;
+                            /** @enum {string} */
+                            event: "audit.completed" | "audit.failed" | "report.grade_changed";
+                            id: number;
+                            message_id: string;
+                            response_status: number | null;
+                            /** @enum {string} */
+                            status: "pending" | "delivered" | "failed";
+                            updated_at: string;
+                        }[];
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };

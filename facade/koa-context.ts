@@ -131,6 +131,7 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
     metrics: services.metrics,
     engineReference: services.engineReference,
     analytics: services.analytics,
+    queue: services.queue,
     em: lazyEntityManager(services.orm.em),
     request: new KoaRequestInfo(ctx, state.requestId ?? 'internal', services.log),
   };

@@ -14,4 +14,5 @@ export const migrationNames = [
   'Migration20261125214945',
   'Migration20261126044027',
   'Migration20261126050000',
+  'Migration20261126120000',
 ];

@@ -8,6 +8,8 @@ import { siteverifyRouter } from './siteverify.ts';
 import { sitesRouter } from './sites.ts';
 import { keysRouter } from './keys.ts';
 import { analyticsRouter } from './analytics.ts';
+import { auditsRouter } from './audits.ts';
+import { webhooksRouter } from './webhooks.ts';
 
 /** Every procedure of the service. The REST facade, /trpc and the OpenAPI document derive from it. */
 export const appRouter = router({
@@ -20,6 +22,8 @@ export const appRouter = router({
   sites: sitesRouter,
   keys: keysRouter,
   analytics: analyticsRouter,
+  audits: auditsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;
@@ -36,6 +40,8 @@ export const typedClientRouter = router({
   sites: sitesRouter,
   keys: keysRouter,
   analytics: analyticsRouter,
+  audits: auditsRouter,
+  webhooks: webhooksRouter,
 });
 
 /** The type the console's typed client (console/api.ts) is made for. */

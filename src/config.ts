@@ -196,6 +196,20 @@ const envSchema = z.object({
     .refine((v) => publicUrlOk(v), 'must be an http(s) URL without credentials, query or fragment')
     .transform(withoutTrailingSlashes)
     .optional(),
+  /** Most pages one site audit may cover (a request's `max_pages` is capped by it; docs/audits.md). */
+  AUDIT_MAX_PAGES: z.coerce.number().int().min(1).max(100_000).default(500),
+  /** Pages of one host analysed at once across every instance (one queue slot each). */
+  AUDIT_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  /** Pause after each page of a host before its slot takes the next one, ms. */
+  AUDIT_HOST_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(250),
+  /** Audit pages this instance works on at once (they also take analyzer slots, ANALYZER_*). */
+  AUDIT_WORKERS: z.coerce.number().int().min(1).max(256).default(4),
+  /** Runs kept per audit; older runs (and their page rows) are deleted. Reports stay. */
+  AUDIT_RUN_RETENTION: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Seconds between the queue's maintenance and monitoring passes (stale jobs, schedules). */
+  QUEUE_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** Time one webhook delivery attempt may take, ms. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Google Safe Browsing API key: enables the `gsb` check. Unset: the check is left out. */
   GSB_API_KEY: z.string().min(1).max(512).optional(),
   /** Safe Browsing API base URL (tests point it at a local fake). */

@@ -9,6 +9,7 @@ import { createMetrics, instrumentStores, type Metrics } from './metrics.ts';
 import { engineReferenceFrom } from './captcha/engine-reference-from.ts';
 import type { ReferenceSource } from './captcha/engine-reference.ts';
 import { ChallengeAnalytics } from './analytics/counter.ts';
+import type { JobQueue } from './queue/queue.ts';
 
 /** Long-lived things a request may use; built once at start by `openServices`. */
 export interface Services {
@@ -23,12 +24,23 @@ export interface Services {
   engineReference?: ReferenceSource;
   /** The console's challenge analytics, counted in memory and flushed to the database (src/analytics). */
   analytics?: ChallengeAnalytics;
+  /**
+   * The job queue shared by every instance, with this instance's audit and webhook workers;
+   * absent when opened without `queue` (the CLI, most tests): audits then answer 503.
+   */
+  queue?: JobQueue;
 }
 
 export interface OpenedServices extends Services {
   db: Database;
   /** Migrations applied while opening (empty when the schema was current). */
   migrationsApplied: string[];
+  /**
+   * Opens the job queue and starts this instance's audit and webhook workers (once; later calls
+   * share the first). `queue` is set once they run; until then audits answer 503. The server
+   * calls it once it listens, so a start is no slower for it; `close()` stops what it started.
+   */
+  startQueue(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,7 +51,12 @@ export interface OpenedServices extends Services {
 export async function openServices(
   config: Config,
   log: Logger,
-  opts: { keyPrefix?: string; dataDir?: string | null } = {},
+  opts: {
+    keyPrefix?: string;
+    dataDir?: string | null;
+    /** Open the job queue and start this instance's audit and webhook workers ({@link startQueue}). */
+    queue?: boolean;
+  } = {},
 ): Promise<OpenedServices> {
   resolveTokenKey(config);
   const dataDir = opts.dataDir === null ? undefined : (opts.dataDir ?? config.DATA_DIR);
@@ -75,7 +92,8 @@ export async function openServices(
     flushMs: config.ANALYTICS_FLUSH_MS,
     retentionDays: config.ANALYTICS_RETENTION_DAYS,
   }).start();
-  return {
+  let starting: Promise<void> | undefined;
+  const services: OpenedServices = {
     config,
     log,
     orm: db.orm,
@@ -86,7 +104,15 @@ export async function openServices(
     analytics,
     db,
     migrationsApplied: applied,
+    startQueue() {
+      starting ??= openQueueOf(services);
+      return starting;
+    },
     async close() {
+      await starting?.catch(() => undefined);
+      await services.queue
+        ?.stop(config.SHUTDOWN_TIMEOUT_MS)
+        .catch((err: unknown) => log.warn({ err }, 'stopping the job queue failed'));
       await engineReference?.close().catch((err: unknown) => log.warn({ err }, 'closing the engine reference failed'));
       await analytics.close();
       await analyzer
@@ -96,4 +122,34 @@ export async function openServices(
       await db.close().catch((err) => log.warn({ err }, 'closing database failed'));
     },
   };
+  if (opts.queue) {
+    try {
+      await services.startQueue();
+    } catch (err) {
+      await services.close();
+      throw err;
+    }
+  }
+  return services;
+}
+
+/** Opens the queue and starts this instance's workers; sets `services.queue` once they run. */
+async function openQueueOf(services: OpenedServices): Promise<void> {
+  const { config, log, analyzer, db } = services;
+  const [{ openQueue }, { startAuditWorkers }] = await Promise.all([
+    import('./queue/queue.ts'),
+    import('./audits/workers.ts'),
+  ]);
+  const queue = await openQueue(
+    db,
+    { databaseUrl: config.DATABASE_URL, monitorIntervalSeconds: config.QUEUE_MONITOR_SECONDS },
+    log,
+  );
+  try {
+    await startAuditWorkers({ em: db.orm.em, config, analyzer, queue, log });
+  } catch (err) {
+    await queue.stop(0).catch(() => {});
+    throw err;
+  }
+  services.queue = queue;
 }

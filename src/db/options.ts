@@ -6,10 +6,15 @@ import {
   ApiKeySchema,
   ChallengeStatSchema,
   ConsoleSessionSchema,
+  AuditPageSchema,
+  AuditRunSchema,
+  AuditSchema,
   ProjectSchema,
   ReportSchema,
   SiteSchema,
   UserSchema,
+  WebhookDeliverySchema,
+  WebhookSchema,
 } from '../entities/index.ts';
 
 /** The project root (where package.json and migrations/ live). */
@@ -24,6 +29,11 @@ export const entities = [
   SiteSchema,
   ConsoleSessionSchema,
   ChallengeStatSchema,
+  AuditSchema,
+  AuditRunSchema,
+  AuditPageSchema,
+  WebhookSchema,
+  WebhookDeliverySchema,
 ];
 
 /**

@@ -23,6 +23,8 @@ export interface DatabaseTarget {
 /** Both the ORM and, in embedded mode, the PGlite instance it borrows (closed with it). */
 export interface Database {
   orm: Orm;
+  /** The embedded database's PGlite (its one connection is the ORM's; src/queue/queue.ts shares it). */
+  pglite?: PGlite;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
   embedded.add(orm);
   return {
     orm,
+    pglite: opened,
     async close() {
       try {
         await orm.close(true);

@@ -5,3 +5,5 @@ export { ReportSchema } from './report.entity.ts';
 export { SiteSchema } from './site.entity.ts';
 export { ConsoleSessionSchema } from './console-session.entity.ts';
 export { ChallengeStatSchema } from './challenge-stat.entity.ts';
+export { AuditSchema, AuditRunSchema, AuditPageSchema } from './audit.entity.ts';
+export { WebhookSchema, WebhookDeliverySchema } from './webhook.entity.ts';

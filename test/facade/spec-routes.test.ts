@@ -39,6 +39,18 @@ const extraRoutes = ['GET /api/v1/account', 'PATCH /api/v1/reports/{id}', 'GET /
 /** Issue 14: siteverify at the providers' paths, with the spec's siteverify limit. */
 const providerSiteverify = ['POST /turnstile/v0/siteverify', 'POST /recaptcha/api/siteverify', 'POST /siteverify'];
 extraRoutes.push(...providerSiteverify);
+/** Issue 32: site audits, their runs, and webhooks. */
+extraRoutes.push(
+  'POST /api/v1/audits',
+  'GET /api/v1/audits',
+  'GET /api/v1/audits/{id}',
+  'GET /api/v1/audits/{id}/runs',
+  'DELETE /api/v1/audits/{id}',
+  'POST /api/v1/webhooks',
+  'GET /api/v1/webhooks',
+  'GET /api/v1/webhooks/{id}/deliveries',
+  'DELETE /api/v1/webhooks/{id}',
+);
 const extraLimits = Object.fromEntries(providerSiteverify.map((r) => [r, 120]));
 
 const specFile = path.resolve(import.meta.dirname, '../../../shared/SPEC.md');

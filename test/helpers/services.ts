@@ -60,6 +60,8 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   /** 'memory' forces memory stores even when TEST_REDIS_URL is set; 'redis' requires Redis. */
   store?: 'default' | 'memory' | 'redis';
+  /** Start the job queue and this instance's audit and webhook workers (src/queue). */
+  queue?: boolean;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function openTestServices(opts: TestServiceOptions = {}): Promise<T
   const keyPrefix = `test:${randomBytes(6).toString('hex')}:`;
   let services: OpenedServices;
   try {
-    services = await openServices(config, silentLog, { keyPrefix, dataDir: null });
+    services = await openServices(config, silentLog, { keyPrefix, dataDir: null, queue: opts.queue });
   } catch (err) {
     await pg?.drop().catch(() => {});
     throw err;

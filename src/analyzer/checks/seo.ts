@@ -2,14 +2,10 @@
  * SEO checks: title, description, headings, keywords, alt texts, URL shape, 404 handling,
  * robots rules, indexability, link count, language, favicon, canonical and hreflang.
  */
+import { robotsParser } from '../robots-parser.ts';
 import type { Element } from 'domhandler';
 import type { PageContext } from '../page.ts';
-import robotsModule from 'robots-parser';
 import { defineCheck, type CheckDefinition } from './types.ts';
-
-// robots-parser is CommonJS (`module.exports = fn`), so Node's default import is the function;
-// its types declare an ES default export, which TypeScript then puts under `.default`.
-const robotsParser = robotsModule as unknown as typeof robotsModule.default;
 
 /** Collapse whitespace and trim. */
 export function normalizeText(text: string): string {

@@ -1,0 +1,233 @@
+import { z } from 'zod';
+import { apiKeyProcedure, router } from './trpc.ts';
+import { oneOf, pageNumber, paginated, perPage } from './schemas.ts';
+import {
+  cancelOrDelete,
+  createAudit,
+  describeAudit,
+  describeRun,
+  getAudit,
+  latestRun,
+  listAudits,
+  listRuns,
+  runPages,
+} from '../src/audits/audits.ts';
+import { buildPage, listPath } from '../src/reports/pagination.ts';
+import { AppError, notFound } from '../src/errors.ts';
+import { parseId as parseNumericId } from '../src/input/ids.ts';
+import type { JobQueue } from '../src/queue/queue.ts';
+
+const status = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+const progress = z.object({ done: z.number().int(), failed: z.number().int(), total: z.number().int() });
+const summary = z
+  .object({
+    pages: z.number().int(),
+    failed_pages: z.number().int(),
+    score: z.number().int().nullable(),
+    grades: z.object({ good: z.number().int(), decent: z.number().int(), bad: z.number().int() }),
+    top_failing_checks: z.array(z.object({ check: z.string(), pages: z.number().int() })),
+  })
+  .nullable();
+const audit = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  project: z.string(),
+  status,
+  max_pages: z.number().int(),
+  render: z.boolean().nullable(),
+  include: z.array(z.string()),
+  exclude: z.array(z.string()),
+  schedule: z.string().nullable(),
+  timezone: z.string().nullable(),
+  progress,
+  summary,
+  /** The latest run's id. */
+  run_id: z.number().int().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+const page = z.object({
+  url: z.string(),
+  status: z.enum(['queued', 'done', 'failed']),
+  report_id: z.number().int().nullable(),
+  result: z.enum(['good', 'decent', 'bad']).nullable(),
+  score: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+const run = z.object({
+  id: z.number().int(),
+  status,
+  progress,
+  summary,
+  changes: z
+    .object({
+      previous_run: z.number().int().nullable(),
+      pages_added: z.array(z.string()),
+      pages_gone: z.array(z.string()),
+      grades_moved: z.array(z.object({ url: z.string(), from: z.string(), to: z.string() })),
+      newly_failing: z.array(z.object({ url: z.string(), checks: z.array(z.string()) })),
+      fixed: z.array(z.object({ url: z.string(), checks: z.array(z.string()) })),
+    })
+    .nullable(),
+  error: z.string().nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  created_at: z.string(),
+});
+const auditId = z.coerce.string();
+/** A path pattern: `*` matches any characters (`/blog/*`). */
+const patterns = z.preprocess(
+  (v) => (typeof v === 'string' ? [v] : v),
+  z.array(z.string().min(1).max(200).startsWith('/', { error: 'Path patterns start with /.' })).max(20),
+);
+
+function parseId(text: string): number {
+  const id = parseNumericId(text);
+  if (id === undefined) throw notFound('Audit');
+  return id;
+}
+
+/** The shared queue; audits need it (an instance opened without one answers 503). */
+function queueOf(ctx: { queue?: JobQueue }): JobQueue {
+  if (!ctx.queue)
+    throw new AppError('UNAVAILABLE', 'Site audits are not running on this instance.', { retryAfter: 60 });
+  return ctx.queue;
+}
+
+export const auditsRouter = router({
+  /** Starts auditing a whole site from `url` (our extension; docs/audits.md). */
+  create: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/audits',
+        summary: 'Audit a site',
+        tags: ['audits'],
+        contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
+      },
+      successStatus: 202,
+      errorCodes: ['ERR_UNAVAILABLE'],
+    })
+    .input(
+      z.object({
+        url: z.string(),
+        max_pages: z.coerce.number().int().min(1).optional(),
+        render: oneOf('render', ['0', '1'])
+          .optional()
+          .transform((v) => (v === undefined ? undefined : v === '1')),
+        include: patterns.default([]),
+        exclude: patterns.default([]),
+        schedule: z.string().trim().min(1).max(128).optional(),
+        timezone: z.string().trim().min(1).max(64).optional(),
+      }),
+    )
+    .output(z.object({ data: audit, status: z.literal(202) }))
+    .mutation(async ({ ctx, input }) => {
+      const created = await createAudit(ctx.em, { config: ctx.config, queue: queueOf(ctx) }, ctx.user.id, {
+        url: input.url,
+        maxPages: input.max_pages,
+        render: input.render,
+        include: input.include,
+        exclude: input.exclude,
+        schedule: input.schedule,
+        timezone: input.timezone,
+      });
+      return { data: describeAudit(created, await latestRun(ctx.em, created.id)), status: 202 as const };
+    }),
+
+  /** The caller's audits, newest first. */
+  list: apiKeyProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/audits', summary: 'List audits', tags: ['audits'] } })
+    .input(z.object({ per_page: perPage, page: pageNumber }))
+    .output(paginated(audit))
+    .query(async ({ ctx, input }) => {
+      const { rows, total } = await listAudits(ctx.em, ctx.user.id, input.per_page, (input.page - 1) * input.per_page);
+      const data = await Promise.all(rows.map(async (a) => describeAudit(a, await latestRun(ctx.em, a.id))));
+      const built = buildPage(data, {
+        page: input.page,
+        perPage: input.per_page,
+        total,
+        path: listPath(ctx.config.PUBLIC_URL, '/api/v1/audits'),
+        query: { per_page: input.per_page },
+      });
+      return { ...built, status: 200 as const };
+    }),
+
+  /** One audit: status, progress, summary and the pages of its latest run with their reports. */
+  get: apiKeyProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/audits/{id}', summary: 'Read an audit', tags: ['audits'] } })
+    .input(z.object({ id: auditId }))
+    .output(z.object({ data: audit.extend({ pages: z.array(page) }), status: z.literal(200) }))
+    .query(async ({ ctx, input }) => {
+      const found = await getAudit(ctx.em, ctx.user.id, parseId(input.id));
+      const latest = await latestRun(ctx.em, found.id);
+      const pages = latest ? await runPages(ctx.em, latest.id) : [];
+      return {
+        data: {
+          ...describeAudit(found, latest),
+          pages: pages.map((p) => ({
+            url: p.url,
+            status: p.status,
+            report_id: p.report?.id ?? null,
+            result: p.result ?? null,
+            score: p.score ?? null,
+            error: p.error ?? null,
+          })),
+        },
+        status: 200 as const,
+      };
+    }),
+
+  /** The audit's runs, newest first, each with what changed since the one before. */
+  runs: apiKeyProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/audits/{id}/runs', summary: "List an audit's runs", tags: ['audits'] },
+    })
+    .input(z.object({ id: auditId, per_page: perPage, page: pageNumber }))
+    .output(paginated(run))
+    .query(async ({ ctx, input }) => {
+      const found = await getAudit(ctx.em, ctx.user.id, parseId(input.id));
+      const { rows, total } = await listRuns(ctx.em, found.id, input.per_page, (input.page - 1) * input.per_page);
+      const built = buildPage(rows.map(describeRun), {
+        page: input.page,
+        perPage: input.per_page,
+        total,
+        path: listPath(ctx.config.PUBLIC_URL, `/api/v1/audits/${found.id}/runs`),
+        query: { per_page: input.per_page },
+      });
+      return { ...built, status: 200 as const };
+    }),
+
+  /** Cancels the run under way (and the schedule), or deletes an audit with nothing under way. */
+  delete: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/v1/audits/{id}',
+        summary: 'Cancel or delete an audit',
+        tags: ['audits'],
+      },
+      errorCodes: ['ERR_UNAVAILABLE'],
+    })
+    .input(z.object({ id: auditId }))
+    .output(
+      z.object({
+        id: z.number().int(),
+        object: z.literal('audit'),
+        deleted: z.boolean(),
+        cancelled: z.boolean(),
+        status: z.literal(200),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const id = parseId(input.id);
+      const done = await cancelOrDelete(ctx.em, queueOf(ctx), ctx.user.id, id);
+      return {
+        id,
+        object: 'audit' as const,
+        deleted: done === 'deleted',
+        cancelled: done === 'cancelled',
+        status: 200 as const,
+      };
+    }),
+});

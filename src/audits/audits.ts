@@ -1,0 +1,186 @@
+/**
+ * The audit use cases: create (and schedule), list, read, runs, cancel or delete. Routers map
+ * their input here and the rows to their public shapes.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { projectOf } from '../analyzer/analyze.ts';
+import type { Config } from '../config.ts';
+import { AuditPageSchema, AuditRunSchema, AuditSchema, type Audit, type AuditRun } from '../entities/audit.entity.ts';
+import { notFound, validationError } from '../errors.ts';
+import type { JobQueue } from '../queue/queue.ts';
+import { parseReportUrl } from '../reports/urls.ts';
+import { startRun } from './runs.ts';
+
+export const SCHEDULE_QUEUE = 'audit-schedule';
+
+export interface CreateAuditRequest {
+  url: string;
+  maxPages?: number;
+  render?: boolean;
+  include: string[];
+  exclude: string[];
+  schedule?: string;
+  timezone?: string;
+}
+
+function checkTimezone(tz: string): void {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+  } catch {
+    throw validationError('timezone', 'The timezone must be an IANA time zone name, such as Europe/Paris.');
+  }
+}
+
+/** Stores the audit and queues its first run; registers its schedule when it has one. */
+export async function createAudit(
+  em: EntityManager,
+  deps: { config: Config; queue: JobQueue },
+  userId: number,
+  input: CreateAuditRequest,
+): Promise<Audit> {
+  const url = parseReportUrl(input.url);
+  const cap = deps.config.AUDIT_MAX_PAGES;
+  if (input.maxPages !== undefined && input.maxPages > cap) {
+    throw validationError('max_pages', `The max_pages may be at most ${cap}.`);
+  }
+  const timezone = input.schedule ? (input.timezone ?? 'UTC') : undefined;
+  if (input.timezone && !input.schedule) {
+    throw validationError('timezone', 'The timezone applies only with a schedule.');
+  }
+  if (input.schedule) {
+    checkTimezone(timezone!);
+    try {
+      deps.queue.boss.previewSchedule(input.schedule, { tz: timezone, count: 1 });
+    } catch {
+      throw validationError('schedule', 'The schedule must be a cron expression (five or six fields).');
+    }
+  }
+  const audit = await em.transactional(async (tx) => {
+    const row = tx.create(AuditSchema, {
+      user: userId,
+      url,
+      project: projectOf(new URL(url)),
+      maxPages: input.maxPages ?? Math.min(100, cap),
+      render: input.render ?? null,
+      include: input.include,
+      exclude: input.exclude,
+      schedule: input.schedule ?? null,
+      timezone: timezone ?? null,
+      status: 'queued',
+    });
+    await tx.flush();
+    await startRun(tx, deps.queue, row.id);
+    return row;
+  });
+  if (audit.schedule) {
+    await deps.queue.schedule(SCHEDULE_QUEUE, String(audit.id), audit.schedule, audit.timezone!, { auditId: audit.id });
+  }
+  return audit;
+}
+
+/** The scheduled job: a new run, unless the audit's latest run is still under way. */
+export async function runScheduled(em: EntityManager, queue: JobQueue, auditId: number): Promise<void> {
+  await em.fork().transactional(async (tx) => {
+    const locked = await tx.execute<Array<{ id: number }>>('select id from audits where id = ? for update', [auditId]);
+    if (locked.length === 0) return;
+    const latest = await tx.findOne(AuditRunSchema, { audit: auditId }, { orderBy: { id: 'desc' } });
+    if (latest && (latest.status === 'queued' || latest.status === 'running')) return;
+    await startRun(tx, queue, auditId);
+  });
+}
+
+export async function getAudit(em: EntityManager, userId: number, id: number): Promise<Audit> {
+  const audit = await em.findOne(AuditSchema, { id, user: userId });
+  if (!audit) throw notFound('Audit');
+  return audit;
+}
+
+export async function latestRun(em: EntityManager, auditId: number): Promise<AuditRun | null> {
+  return em.findOne(AuditRunSchema, { audit: auditId }, { orderBy: { id: 'desc' } });
+}
+
+export async function listAudits(em: EntityManager, userId: number, perPage: number, offset: number) {
+  const [rows, total] = await em.findAndCount(
+    AuditSchema,
+    { user: userId },
+    { orderBy: { id: 'desc' }, limit: perPage, offset },
+  );
+  return { rows, total };
+}
+
+export async function listRuns(em: EntityManager, auditId: number, perPage: number, offset: number) {
+  const [rows, total] = await em.findAndCount(
+    AuditRunSchema,
+    { audit: auditId },
+    { orderBy: { id: 'desc' }, limit: perPage, offset },
+  );
+  return { rows, total };
+}
+
+/** A run's pages with their reports (ids), in the order they were found. */
+export async function runPages(em: EntityManager, runId: number) {
+  return em.find(AuditPageSchema, { run: runId }, { orderBy: { id: 'asc' } });
+}
+
+/**
+ * Cancels the audit's run under way (its queued pages are then skipped) and stops its
+ * schedule; an audit with nothing under way is deleted (its reports stay). Returns what it did.
+ */
+export async function cancelOrDelete(
+  em: EntityManager,
+  queue: JobQueue,
+  userId: number,
+  id: number,
+): Promise<'cancelled' | 'deleted'> {
+  const audit = await getAudit(em, userId, id);
+  if (audit.schedule) await queue.unschedule(SCHEDULE_QUEUE, String(audit.id));
+  return em.transactional(async (tx) => {
+    const runs = await tx.execute<Array<{ id: number }>>(
+      `select id from audit_runs where audit_id = ? and status in ('queued', 'running') for update`,
+      [id],
+    );
+    if (runs.length) {
+      await tx.execute(`update audit_runs set status = 'cancelled', finished_at = now() where id in (?)`, [
+        runs.map((r) => r.id),
+      ]);
+      await tx.nativeUpdate(AuditSchema, { id }, { status: 'cancelled', schedule: null, timezone: null });
+      return 'cancelled' as const;
+    }
+    await tx.nativeDelete(AuditSchema, { id });
+    return 'deleted' as const;
+  });
+}
+
+export function describeRun(run: AuditRun) {
+  return {
+    id: run.id,
+    status: run.status,
+    progress: { done: run.done, failed: run.failed, total: run.total },
+    summary: run.summary ?? null,
+    changes: run.changes ?? null,
+    error: run.error ?? null,
+    started_at: run.startedAt?.toISOString() ?? null,
+    finished_at: run.finishedAt?.toISOString() ?? null,
+    created_at: run.createdAt.toISOString(),
+  };
+}
+
+export function describeAudit(audit: Audit, run: AuditRun | null) {
+  return {
+    id: audit.id,
+    url: audit.url,
+    project: audit.project,
+    status: audit.status,
+    max_pages: audit.maxPages,
+    render: audit.render ?? null,
+    include: audit.include,
+    exclude: audit.exclude,
+    schedule: audit.schedule ?? null,
+    timezone: audit.timezone ?? null,
+    progress: run ? { done: run.done, failed: run.failed, total: run.total } : { done: 0, failed: 0, total: 0 },
+    summary: run?.summary ?? null,
+    run_id: run?.id ?? null,
+    created_at: audit.createdAt.toISOString(),
+    updated_at: audit.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,87 @@
+import type { InferEntity } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import { UserSchema } from './user.entity.ts';
+import { ReportSchema } from './report.entity.ts';
+import type { RunChanges, RunSummary } from '../audits/changes.ts';
+
+export type AuditStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type AuditPageStatus = 'queued' | 'done' | 'failed';
+
+/**
+ * A whole-site audit: where the crawl starts and what it may cover; optionally a schedule
+ * (cron in a time zone). Its runs are {@link AuditRunSchema} rows; `status` is its latest run's.
+ */
+export const AuditSchema = defineEntity({
+  name: 'Audit',
+  tableName: 'audits',
+  indexes: [{ properties: ['user', 'id'] }],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    user: p.manyToOne(UserSchema).deleteRule('cascade'),
+    url: p.string().length(2048),
+    /** The start URL's project (host without www.): the audit's reports are counted there. */
+    project: p.string().length(253),
+    maxPages: p.integer(),
+    render: p.boolean().nullable(),
+    include: p.json<string[]>(),
+    exclude: p.json<string[]>(),
+    schedule: p.string().length(128).nullable(),
+    timezone: p.string().length(64).nullable(),
+    status: p.string().length(16).$type<AuditStatus>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+
+export type Audit = InferEntity<typeof AuditSchema>;
+
+/** One crawl of an audit: progress counters, and at its end a summary and what changed since the run before. */
+export const AuditRunSchema = defineEntity({
+  name: 'AuditRun',
+  tableName: 'audit_runs',
+  indexes: [{ properties: ['audit', 'id'] }],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    audit: p.manyToOne(AuditSchema).deleteRule('cascade'),
+    status: p.string().length(16).$type<AuditStatus>(),
+    total: p.integer().default(0),
+    done: p.integer().default(0),
+    failed: p.integer().default(0),
+    summary: p.json<RunSummary>().nullable(),
+    changes: p.json<RunChanges>().nullable(),
+    error: p.string().length(512).nullable(),
+    startedAt: p.datetime().nullable(),
+    finishedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+export type AuditRun = InferEntity<typeof AuditRunSchema>;
+
+/** One page of a run: found once (unique per run), analysed once into a report, or failed. */
+export const AuditPageSchema = defineEntity({
+  name: 'AuditPage',
+  tableName: 'audit_pages',
+  uniques: [{ properties: ['run', 'url'] }],
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    run: p.manyToOne(AuditRunSchema).deleteRule('cascade'),
+    url: p.string().length(2048),
+    status: p.string().length(16).$type<AuditPageStatus>(),
+    report: p.manyToOne(ReportSchema).nullable().deleteRule('set null'),
+    score: p.smallint().nullable(),
+    result: p.string().length(8).$type<'good' | 'decent' | 'bad'>().nullable(),
+    /** Ids of the checks that failed on this page. */
+    failing: p.json<string[]>().nullable(),
+    error: p.string().length(512).nullable(),
+    /** How many times a worker took it up (more than one after an instance stopped mid-page). */
+    attempts: p.smallint().default(0),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
