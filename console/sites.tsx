@@ -129,6 +129,7 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
   const [origins, setOrigins] = useState(site.origins.join('\n'));
   const [level, setLevel] = useState<Level>(site.security_level);
   const [limit, setLimit] = useState(site.siteverify_per_minute === null ? '' : String(site.siteverify_per_minute));
+  const [remoteip, setRemoteip] = useState<Site['remoteip_check']>(site.remoteip_check);
   const [saved, setSaved] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const save = useAction(async (e: Event) => {
@@ -140,6 +141,7 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
       origins: lines(origins),
       security_level: level,
       siteverifyPerMinute: limit.trim() === '' ? null : Number(limit),
+      remoteip_check: remoteip,
     });
     setSaved(true);
     onChange();
@@ -179,6 +181,14 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
             value={limit}
             onInput={(e) => setLimit(e.currentTarget.value)}
           />
+        </label>
+        <label>
+          A token used from another network than it was solved on (siteverify&apos;s remoteip)
+          <select value={remoteip} onChange={(e) => setRemoteip(e.currentTarget.value as Site['remoteip_check'])}>
+            <option value="enforce">Refuse it (remoteip-mismatch)</option>
+            <option value="score">Pass it with a score of 0.1</option>
+            <option value="off">Do not check</option>
+          </select>
         </label>
         <button type="submit" disabled={save.pending}>
           Save settings
