@@ -37,6 +37,8 @@ beforeAll(async () => {
   services = await openTestServices({
     queue: true,
     env: {
+      // The test polls its audits for minutes: the per-key API limit is not what it tests.
+      API_RATE_LIMIT: '100000',
       ANALYZER_ALLOW_PRIVATE: 'true',
       ANALYZER_TIMEOUT_MS: '10000',
       AUDIT_HOST_DELAY_MS: '50',
@@ -78,7 +80,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
     const value = await fn();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 500));
   }
 }
 
