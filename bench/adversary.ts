@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { createSHA256 } from 'hash-wasm';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { openStores } from '../src/stores/index.ts';
 import { observe, recordRedeemed, SECURITY_LEVELS, workSize, type SecurityLevel } from '../src/captcha/evidence.ts';
 import { checkWork, expectedHashes, issueWork, type WorkSize } from '../src/captcha/work.ts';
@@ -13,6 +13,7 @@ import { buildNativeSolver } from './lib/native-solver.ts';
 import { WIDGET_ENTRIES, WIDGET_TARGET, buildWidgetEntry } from '../widget/build.ts';
 import { createSite } from '../src/captcha/sites.ts';
 import { createKeyedUser, openTestServices, startTestServer } from '../test/helpers/services.ts';
+import { launchChromium } from '../test/e2e/harness.ts';
 
 /**
  * The challenge area against issue 27's adversaries, in one run on this machine:
@@ -38,7 +39,6 @@ import { createKeyedUser, openTestServices, startTestServer } from '../test/help
  * Run: npx tsx bench/adversary.ts [N=20]
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const LEVELS: SecurityLevel[] = ['low', 'default', 'high'];
 
 function nativeRate(ms = 1500): number {
@@ -193,19 +193,7 @@ export async function main(n = 20): Promise<void> {
   const ps = await pageServer(pages);
   let browser: Browser | undefined;
   try {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const worker = await workerRate(browser, ps.origin, pages, 'simd');
     const workerHashWasm = await workerRate(browser, ps.origin, pages, 'wasm');
     console.log(

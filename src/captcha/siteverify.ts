@@ -121,7 +121,7 @@ export const REMOTEIP_MISMATCH_SCORE = 0.1;
 
 /**
  * A token solved on another network than the visitor the site names: the token was carried
- * from where it was solved (a solving farm, a relay) to where it is used. Null when the check
+ * from where it was solved (a solving farm, a relay) to where it is used. False when the check
  * does not apply: no `remoteip`, a token without its network, or the site turned it off.
  */
 function remoteipMismatch(claims: TokenClaims, remoteNet: string | undefined, site: SiteBySecret): boolean {
