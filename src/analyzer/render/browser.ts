@@ -11,9 +11,10 @@
  * a memory cgroup of its own (see sandbox.ts). When the sandbox cannot start, the launch fails
  * with {@link SandboxUnavailableError} and rendering stays off; it never runs unsandboxed.
  */
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions } from 'playwright-core';
 import { AddressGuard } from '../address-guard.ts';
-import { startGuardedProxy, type GuardedProxy } from './proxy.ts';
+import { startGuardedProxy, type GuardedProxy, type GuardedProxySettings } from './proxy.ts';
+import { disposeContext, SpareContexts, type PreparedContext } from './spare-contexts.ts';
 import { createBrowserCgroup, writeLauncher, type BrowserCgroup, type Launcher } from './sandbox.ts';
 
 /** How the browser pool runs. */
@@ -86,6 +87,19 @@ export function desktopUserAgent(version: string): string {
   return `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`;
 }
 
+/** Proxy settings that let nothing out: the launch-level proxy's, and a spare context's until it is taken. */
+function refuseAll(): GuardedProxySettings {
+  return {
+    guard: new AddressGuard({
+      allowPrivate: false,
+      isAllowedAddress: () => false,
+      lookup: () => Promise.reject(new Error('nothing goes out outside an analysis')),
+    }),
+    connectTimeoutMs: 1000,
+    maxBytes: 0,
+  };
+}
+
 interface Waiter {
   resolve: () => void;
   timer: NodeJS.Timeout;
@@ -99,6 +113,7 @@ export class BrowserPool {
   #denyAll?: GuardedProxy;
   #active = 0;
   readonly #waiters: Waiter[] = [];
+  readonly #spares: SpareContexts;
   #launches = 0;
   #closed = false;
   #launcher?: Launcher;
@@ -109,6 +124,7 @@ export class BrowserPool {
 
   constructor(settings: BrowserPoolSettings) {
     this.#settings = settings;
+    this.#spares = new SpareContexts(settings.contexts, refuseAll);
   }
 
   /** How many times a browser was launched (a crash makes the next use launch another). */
@@ -139,15 +155,7 @@ export class BrowserPool {
 
   async #launch(): Promise<Browser> {
     // The launch-level proxy: an address guard that allows nothing.
-    this.#denyAll ??= await startGuardedProxy({
-      guard: new AddressGuard({
-        allowPrivate: false,
-        isAllowedAddress: () => false,
-        lookup: () => Promise.reject(new Error('nothing goes out outside a context')),
-      }),
-      connectTimeoutMs: 1000,
-      maxBytes: 0,
-    });
+    this.#denyAll ??= await startGuardedProxy(refuseAll());
     this.#launcher ??= await writeLauncher();
     if (!this.#cgroupTried) {
       this.#cgroupTried = true;
@@ -234,18 +242,20 @@ export class BrowserPool {
   }
 
   /**
-   * Run `fn` in a fresh context whose traffic goes through `proxyUrl`, with service workers
-   * blocked, sending `options.userAgent` (default {@link desktopUserAgent} of the running
-   * browser). The context is closed afterwards. If the browser dies meanwhile, rejects with
-   * {@link BrowserCrashedError}.
+   * Run `fn` in a context of its own, with service workers blocked, sending
+   * `options.userAgent` (default {@link desktopUserAgent} of the running browser), its traffic
+   * through a guarded proxy with `proxySettings`. The context comes warm from
+   * {@link SpareContexts}, with its one page open, and is closed afterwards. If the browser dies
+   * meanwhile, rejects with {@link BrowserCrashedError}.
    */
   async withContext<T>(
-    proxyUrl: string,
     options: { userAgent?: string; viewport?: { width: number; height: number } },
-    fn: (context: BrowserContext) => Promise<T>,
+    proxySettings: GuardedProxySettings,
+    fn: (prepared: PreparedContext) => Promise<T>,
   ): Promise<T> {
     await this.#acquire();
-    let context: BrowserContext | undefined;
+    let prepared: PreparedContext | undefined;
+    let contextOptions: BrowserContextOptions = {};
     let browser: Browser | undefined;
     let onDisconnect: (() => void) | undefined;
     try {
@@ -257,20 +267,18 @@ export class BrowserPool {
         if (!browser!.isConnected()) onDisconnect();
       });
       died.catch(() => undefined);
-      context = await Promise.race([
-        died,
-        browser.newContext({
-          proxy: { server: proxyUrl, bypass: '<-loopback>' },
-          serviceWorkers: 'block',
-          userAgent: options.userAgent ?? desktopUserAgent(browser.version()),
-          viewport: options.viewport ?? { width: 1350, height: 940 },
-          deviceScaleFactor: 1,
-          acceptDownloads: false,
-          javaScriptEnabled: true,
-          bypassCSP: false,
-        }),
-      ]);
-      return await Promise.race([died, fn(context)]);
+      contextOptions = {
+        serviceWorkers: 'block',
+        userAgent: options.userAgent ?? desktopUserAgent(browser.version()),
+        viewport: options.viewport ?? { width: 1350, height: 940 },
+        deviceScaleFactor: 1,
+        acceptDownloads: false,
+        javaScriptEnabled: true,
+        bypassCSP: false,
+      };
+      prepared = await Promise.race([died, this.#spares.take(browser, contextOptions)]);
+      prepared.proxy.assign(proxySettings);
+      return await Promise.race([died, fn(prepared)]);
     } catch (err) {
       if (browser && !browser.isConnected() && !(err instanceof BrowserCrashedError)) {
         throw new BrowserCrashedError('The browser stopped while rendering the page.', { cause: err });
@@ -278,16 +286,16 @@ export class BrowserPool {
       throw err;
     } finally {
       if (browser && onDisconnect) browser.off('disconnected', onDisconnect);
-      if (context && browser?.isConnected()) {
-        await Promise.race([context.close().catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
-      }
+      if (prepared) await disposeContext(prepared);
+      if (browser?.isConnected() && !this.#closed) this.#spares.fill(browser, contextOptions);
       this.#release();
     }
   }
 
-  /** Close the browser and the deny-all proxy. */
+  /** Close the spare contexts, the browser and the deny-all proxy. */
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#spares.close();
     const browser = this.#browser;
     this.#browser = undefined;
     if (browser) await browser.then((b) => b.close()).catch(() => undefined);

@@ -45,6 +45,12 @@ export interface GuardedProxy {
   readonly bytesOut: number;
   /** True once `maxBytes` was exceeded. */
   readonly overBudget: boolean;
+  /**
+   * Hand the proxy to an analysis: its guard, timeout and byte budget from now on, and an empty
+   * `blocked` list. A spare context's proxy (browser.ts) starts with settings that refuse
+   * everything and gets the analysis' settings when the context is taken.
+   */
+  assign(settings: GuardedProxySettings): void;
   close(): Promise<void>;
 }
 
@@ -76,7 +82,8 @@ function refusalReason(err: unknown): string {
 }
 
 /** Start a guarded proxy listener for one analysis. */
-export async function startGuardedProxy(settings: GuardedProxySettings): Promise<GuardedProxy> {
+export async function startGuardedProxy(initial: GuardedProxySettings): Promise<GuardedProxy> {
+  let settings = initial;
   const blocked: BlockedRequest[] = [];
   const sockets = new Set<Duplex>();
   let bytesIn = 0;
@@ -271,6 +278,10 @@ export async function startGuardedProxy(settings: GuardedProxySettings): Promise
     },
     get overBudget() {
       return overBudget;
+    },
+    assign(next) {
+      settings = next;
+      blocked.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

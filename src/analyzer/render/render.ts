@@ -3,14 +3,15 @@
  * visitor's browser did: the rendered document, lab timings, requests and bytes, console
  * errors, mixed content and the requests the address guard refused.
  */
-import type { BrowserContext, Request, Response } from 'playwright-core';
+import type { Request, Response } from 'playwright-core';
 import { AddressGuard } from '../address-guard.ts';
 import { AnalyzeError } from '../errors.ts';
 import type { AnalyzerOptions } from '../options.ts';
 import type { BrowserPool } from './browser.ts';
 import { collectInPage, documentInPage, observerScript, type InPageFacts } from './collect.ts';
-import { refusedHeader, startGuardedProxy, type BlockedRequest } from './proxy.ts';
+import { refusedHeader, type BlockedRequest } from './proxy.ts';
 import { NetworkActivity, waitUntilQuiet } from './quiet.ts';
+import type { PreparedContext } from './spare-contexts.ts';
 
 /** Limits of one render. */
 export interface RenderLimits {
@@ -81,13 +82,10 @@ export async function renderPage(
   const deadline = started + limits.timeoutMs;
   // Lookups end with the render: past its limit, names still in flight are cancelled.
   const guard = new AddressGuard(options, AbortSignal.timeout(limits.timeoutMs));
-  const proxy = await startGuardedProxy({
-    guard,
-    connectTimeoutMs: options.connectTimeoutMs,
-    maxBytes: limits.maxBytes,
-  });
+  const proxySettings = { guard, connectTimeoutMs: options.connectTimeoutMs, maxBytes: limits.maxBytes };
   try {
-    return await pool.withContext(proxy.url, { userAgent: limits.userAgent, viewport }, async (context) => {
+    return await pool.withContext({ userAgent: limits.userAgent, viewport }, proxySettings, async (prepared) => {
+      const { context } = prepared;
       // A page that wedges its renderer (an endless loop) would hang evaluate(); closing the
       // context after the limit (plus a grace period) ends every pending call.
       let hardStopped = false;
@@ -96,7 +94,7 @@ export async function renderPage(
         void context.close().catch(() => undefined);
       }, limits.timeoutMs + 2000);
       try {
-        return await inContext(context);
+        return await inContext(prepared);
       } catch (err) {
         if (hardStopped && !(err instanceof AnalyzeError)) {
           throw new AnalyzeError('timeout', `The page did not respond within ${limits.timeoutMs} ms.`, { cause: err });
@@ -108,12 +106,10 @@ export async function renderPage(
     });
   } finally {
     guard.close();
-    await proxy.close();
   }
 
-  async function inContext(context: BrowserContext): Promise<RenderedPage> {
+  async function inContext({ context, page, proxy }: PreparedContext): Promise<RenderedPage> {
     await context.addInitScript(observerScript);
-    const page = await context.newPage();
     const network: NetworkEntry[] = [];
     const sizes: Array<Promise<void>> = [];
     const consoleErrors: string[] = [];
