@@ -32,7 +32,10 @@ export class ShareWaitTimeout extends TenantLimitError {
   }
 }
 
-/** A slot held by one analysis; {@link release} gives it back (once; later calls do nothing). */
+/**
+ * A slot held by one analysis; {@link release} gives it back (once; later calls do nothing). It
+ * never rejects: a lease the database could not delete runs out by itself.
+ */
 export interface SlotLease {
   readonly slot: number;
   release(): Promise<void>;
@@ -102,6 +105,9 @@ export function databaseSlots(orm: MikroORM, settings: SharedSlotSettings): Shar
             slot,
             holder,
           ]);
+        } catch {
+          // The database did not answer: the lease runs out by itself, and the analysis's
+          // outcome is not lost for it.
         } finally {
           for (const wake of waiters.get(tenant) ?? []) wake();
         }

@@ -1,6 +1,7 @@
 /**
  * Each API key's share of the analyzer held across instances (src/reports/shared-slots.ts): the
- * leases themselves on the embedded database and on PostgreSQL (TEST_DATABASE_URL), then two
+ * leases themselves on the embedded database and on PostgreSQL (TEST_DATABASE_URL), a report
+ * whose key's slots are all held elsewhere (503 after its wait, through HTTP), then two
  * service processes on one PostgreSQL whose concurrent reports for one key never run more
  * analyses at once, both together, than the key's share.
  */
@@ -10,9 +11,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initORM, migrate, type Database } from '../../src/db/orm.ts';
 import { databaseSlots, ShareWaitTimeout, type SlotLease } from '../../src/reports/shared-slots.ts';
 import { redisDbUrl, startCluster, type Cluster } from '../helpers/cluster.ts';
-import { goodPage } from '../helpers/fixture-site.ts';
+import { goodPage, startFixtureSite, type FixtureSite } from '../helpers/fixture-site.ts';
 import { request } from '../helpers/http.ts';
-import { freshPostgresDatabase, TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/services.ts';
+import {
+  createKeyedUser,
+  freshPostgresDatabase,
+  openTestServices,
+  startTestServer,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+  type TestServer,
+  type TestServices,
+} from '../helpers/services.ts';
 
 const targets = [{ name: 'PGlite', url: undefined as string | undefined }];
 if (TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', url: TEST_DATABASE_URL });
@@ -155,4 +165,52 @@ describe.runIf(real)('one key on two instances', () => {
     expect(site.most()).toBeLessThanOrEqual(SHARE);
     expect(site.most()).toBeGreaterThan(0);
   }, 180_000);
+});
+
+describe('a report whose key has every slot held elsewhere', () => {
+  let services: TestServices;
+  let server: TestServer;
+  let site: FixtureSite;
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    services = await openTestServices({
+      env: { ANALYZER_ALLOW_PRIVATE: 'true', ANALYZER_KEY_CONCURRENCY: '1', ANALYZER_KEY_WAIT_MS: '300' },
+    });
+    server = await startTestServer(services);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await services?.cleanup();
+    await site?.close();
+  });
+
+  it('waits, then answers 503 ERR_ANALYZER_KEY_BUSY with Retry-After; with the slot back, 201', async () => {
+    const { user, key } = await createKeyedUser(services, 'held');
+    // Another instance on the same database holds the account's one slot.
+    const elsewhere = databaseSlots(services.orm, { perTenant: 1, queued: 0, waitMs: 0 });
+    const lease = await elsewhere.acquire(String(user.id));
+    const busy = await request(`${server.url}/api/v1/reports`, {
+      method: 'POST',
+      key,
+      form: { url: `${site.url}/good` },
+    });
+    expect(busy.status).toBe(503);
+    expect(busy.body).toMatchObject({ code: 'ERR_ANALYZER_KEY_BUSY', status: 503 });
+    expect(Number(busy.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Another key is not held back by it.
+    const other = await createKeyedUser(services, 'free');
+    const theirs = await request(`${server.url}/api/v1/reports`, {
+      method: 'POST',
+      key: other.key,
+      form: { url: `${site.url}/good` },
+    });
+    expect(theirs.status).toBe(201);
+    await lease.release();
+    const created = await request(`${server.url}/api/v1/reports`, {
+      method: 'POST',
+      key,
+      form: { url: `${site.url}/good` },
+    });
+    expect(created.status).toBe(201);
+  });
 });
