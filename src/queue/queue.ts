@@ -135,6 +135,7 @@ export async function openQueue(database: Database, settings: QueueSettings, log
     superviseIntervalSeconds: monitor,
     cronMonitorIntervalSeconds: Math.max(1, Math.min(monitor, 30)),
     cronWorkerIntervalSeconds: Math.max(1, Math.min(monitor, 5)),
+    queueCacheIntervalSeconds: monitor,
   });
   boss.on('error', (err) => log.warn({ err }, 'job queue'));
   await boss.start();
@@ -163,7 +164,12 @@ export async function openQueue(database: Database, settings: QueueSettings, log
     async work(name, concurrency, handler) {
       await boss.work<object>(
         name,
-        { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds: embedded ? 0.5 : 1 },
+        {
+          localConcurrency: concurrency,
+          batchSize: 1,
+          pollingIntervalSeconds: embedded ? 0.5 : 1,
+          burstWhenReadyExceeds: 1,
+        },
         async ([job]) => {
           try {
             await handler(job as Job<never>);
