@@ -11,6 +11,7 @@ const all = [
   'lighthouse',
   'adversary',
   'site-audit',
+  'report-latency',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

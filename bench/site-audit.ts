@@ -18,6 +18,9 @@ import { redisDbUrl, startCluster } from '../test/helpers/cluster.ts';
 import { goodPage } from '../test/helpers/fixture-site.ts';
 import { request } from '../test/helpers/http.ts';
 
+/** Audit pages each instance works on at once (the service's default). */
+const AUDIT_WORKERS = 4;
+
 /** Logical Redis database of this benchmark. */
 const REDIS_DB = 9;
 
@@ -94,8 +97,14 @@ export async function main(): Promise<Figure[]> {
             ANALYZER_ALLOW_PRIVATE: 'true',
             ANALYZER_RENDER: mode === 'raw' ? 'never' : 'always',
             AUDIT_MAX_PAGES: String(pages),
-            AUDIT_HOST_CONCURRENCY: '8',
+            ANALYZER_CHROMIUM_PATH: chromium,
+            // A key's share holds across the instances: one per page worker of every instance,
+            // so that the audit's owner is not what holds the audit back.
+            ANALYZER_KEY_CONCURRENCY: String(instances * AUDIT_WORKERS),
+            AUDIT_WORKERS: String(AUDIT_WORKERS),
+            AUDIT_HOST_CONCURRENCY: String(instances * AUDIT_WORKERS),
             AUDIT_HOST_DELAY_MS: '0',
+            QUEUE_MONITOR_SECONDS: process.env.QUEUE_MONITOR_SECONDS ?? '30',
             API_RATE_LIMIT: '100000',
             LOG_LEVEL: 'warn',
           },

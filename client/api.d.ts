@@ -3997,7 +3997,7 @@ export interface operations {
             /**
              * @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`.
              *     - `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`.
-             *     - `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`.
+             *     - `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running on all instances together, ANALYZER_KEY_QUEUE waiting, or no slot freed within ANALYZER_KEY_WAIT_MS); see `Retry-After`.
              */
             503: {
                 headers: {
@@ -4532,7 +4532,7 @@ export interface operations {
             /**
              * @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`.
              *     - `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`.
-             *     - `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`.
+             *     - `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running on all instances together, ANALYZER_KEY_QUEUE waiting, or no slot freed within ANALYZER_KEY_WAIT_MS); see `Retry-After`.
              */
             503: {
                 headers: {
@@ -5042,7 +5042,7 @@ export interface operations {
             /**
              * @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`.
              *     - `ERR_ANALYZER_BUSY`: All analysis slots and the queue are busy; see `Retry-After`.
-             *     - `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`.
+             *     - `ERR_ANALYZER_KEY_BUSY`: This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running on all instances together, ANALYZER_KEY_QUEUE waiting, or no slot freed within ANALYZER_KEY_WAIT_MS); see `Retry-After`.
              */
             503: {
                 headers: {

@@ -14,6 +14,7 @@ import { Migration20261125214945 } from './Migration20261125214945.ts';
 import { Migration20261126044027 } from './Migration20261126044027.ts';
 import { Migration20261126050000 } from './Migration20261126050000.ts';
 import { Migration20261126120000 } from './Migration20261126120000.ts';
+import { Migration20261126130000 } from './Migration20261126130000.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121101430', class: Migration20261121101430 },
@@ -31,4 +32,5 @@ export const migrationsList = [
   { name: 'Migration20261126044027', class: Migration20261126044027 },
   { name: 'Migration20261126050000', class: Migration20261126050000 },
   { name: 'Migration20261126120000', class: Migration20261126120000 },
+  { name: 'Migration20261126130000', class: Migration20261126130000 },
 ];

@@ -15,4 +15,5 @@ export const migrationNames = [
   'Migration20261126044027',
   'Migration20261126050000',
   'Migration20261126120000',
+  'Migration20261126130000',
 ];

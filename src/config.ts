@@ -111,6 +111,11 @@ const envSchema = z.object({
   ANALYZER_KEY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
   /** Analyses one API key may have waiting for a slot. */
   ANALYZER_KEY_QUEUE: z.coerce.number().int().min(0).max(10_000).default(6),
+  /**
+   * How long an analysis waits for one of its key's slots while all are held (by its analyses
+   * on any instance), ms; then 503 ERR_ANALYZER_KEY_BUSY.
+   */
+  ANALYZER_KEY_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   /** Renders one API key may have running at once (renders also wait in their own fair queue). */
   ANALYZER_KEY_RENDERS: z.coerce.number().int().min(1).max(32).default(1),
   /** JSON object overriding analyzer thresholds, e.g. {"maxLoadTimeMs": 3000}. */

@@ -66,7 +66,7 @@ export const errorCodes = {
   ERR_ANALYZER_KEY_BUSY: {
     status: 503,
     description:
-      "This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running, ANALYZER_KEY_QUEUE waiting); see `Retry-After`.",
+      "This API key's own share of the analyzer is taken (ANALYZER_KEY_CONCURRENCY running on all instances together, ANALYZER_KEY_QUEUE waiting, or no slot freed within ANALYZER_KEY_WAIT_MS); see `Retry-After`.",
   },
   ERR_NOT_READY: { status: 503, description: '`/readyz`: the database or the store is down.' },
 } as const satisfies Record<string, { status: number; description: string }>;

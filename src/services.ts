@@ -5,6 +5,7 @@ import { resolveTokenKey } from './config.ts';
 import { initORM, migrate, type Database } from './db/orm.ts';
 import { openStores, type Stores } from './stores/index.ts';
 import { createReportAnalyzer, type ReportAnalyzer } from './reports/analysis.ts';
+import { databaseSlots } from './reports/shared-slots.ts';
 import { createMetrics, instrumentStores, type Metrics } from './metrics.ts';
 import { engineReferenceFrom } from './captcha/engine-reference-from.ts';
 import type { ReferenceSource } from './captcha/engine-reference.ts';
@@ -61,11 +62,18 @@ export async function openServices(
   resolveTokenKey(config);
   const dataDir = opts.dataDir === null ? undefined : (opts.dataDir ?? config.DATA_DIR);
   const db = await initORM({ databaseUrl: config.DATABASE_URL, dataDir });
+  const slots = databaseSlots(db.orm, {
+    perTenant: config.ANALYZER_KEY_CONCURRENCY,
+    queued: config.ANALYZER_KEY_QUEUE,
+    waitMs: config.ANALYZER_KEY_WAIT_MS,
+  });
   let stores: Stores | undefined;
   let applied: string[];
   try {
     applied = await migrate(db.orm);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+    // One process owns an embedded database: analyzer slot leases its last process left are stale.
+    if (!config.DATABASE_URL) await slots.clear();
     stores = await openStores({
       redisUrl: config.REDIS_URL,
       keyPrefix: opts.keyPrefix,
@@ -83,7 +91,7 @@ export async function openServices(
     );
   }
   const metrics = createMetrics();
-  const analyzer = createReportAnalyzer(config, undefined, metrics, (message) => log.warn(message));
+  const analyzer = createReportAnalyzer(config, { metrics, slots, warn: (message) => log.warn(message) });
   const engineReference = engineReferenceFrom(config, (message) => log.warn(message));
   const analytics = new ChallengeAnalytics({
     orm: db.orm,

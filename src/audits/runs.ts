@@ -19,7 +19,7 @@ import { AnalyzeError } from '../analyzer/errors.ts';
 import type { Config } from '../config.ts';
 import { AuditPageSchema, AuditRunSchema, AuditSchema, type AuditStatus } from '../entities/audit.entity.ts';
 import { AppError } from '../errors.ts';
-import type { JobQueue } from '../queue/queue.ts';
+import type { DeadLetterFailure, JobQueue } from '../queue/queue.ts';
 import { analyzerOptionsFrom, type ReportAnalyzer } from '../reports/analysis.ts';
 import { createReport } from '../reports/reports.ts';
 import { emitEvent } from '../webhooks/events.ts';
@@ -28,6 +28,8 @@ import { Crawler, inScope, type CrawlScope } from './crawl.ts';
 
 export const RUN_QUEUE = 'audit-run';
 export const PAGE_QUEUE = 'audit-page';
+/** Where pg-boss moves a page job that failed its last attempt: {@link runDeadPageJob}. */
+export const DEAD_PAGE_QUEUE = 'audit-page-dead';
 
 /** What the run and page jobs need. */
 export interface AuditDeps {
@@ -145,6 +147,72 @@ function failureOf(err: unknown): string {
   throw err;
 }
 
+type PageOutcome =
+  { ok: true; analysis: Awaited<ReturnType<ReportAnalyzer['analyze']>> } | { ok: false; error: string };
+
+/**
+ * Stores a page's outcome once (the run and the page locked; nothing happens when the page is
+ * no longer queued): its report, or its failure; the run's counters; the new links' pages; and
+ * the run's end when this was its last page.
+ */
+async function settlePage(
+  deps: AuditDeps,
+  job: PageJob,
+  audit: { userId: number; maxPages: number },
+  outcome: PageOutcome,
+  links: string[] = [],
+): Promise<void> {
+  await deps.em.fork().transactional(async (tx) => {
+    await tx.execute('select id from audit_runs where id = ? for update', [job.runId]);
+    const [current] = await tx.execute<Array<{ status: string }>>(
+      'select status from audit_pages where id = ? for update',
+      [job.pageId],
+    );
+    if (current?.status !== 'queued') return;
+    if (outcome.ok) {
+      const a = outcome.analysis;
+      const report = await createReport(tx, audit.userId, { privacy: 1 }, a);
+      const failing = Object.entries(a.results)
+        .filter(([, r]) => !r.passed)
+        .map(([id]) => id);
+      await tx.nativeUpdate(
+        AuditPageSchema,
+        { id: job.pageId },
+        { status: 'done', report: report.id, score: a.score, result: a.result, failing, updatedAt: new Date() },
+      );
+      await tx.execute('update audit_runs set done = done + 1 where id = ?', [job.runId]);
+      const added = await addPages(tx, deps, job.runId, links, audit.maxPages);
+      if (added) await tx.execute('update audit_runs set total = total + ? where id = ?', [added, job.runId]);
+    } else {
+      await tx.nativeUpdate(
+        AuditPageSchema,
+        { id: job.pageId },
+        { status: 'failed', error: outcome.error.slice(0, 512), updatedAt: new Date() },
+      );
+      await tx.execute('update audit_runs set failed = failed + 1 where id = ?', [job.runId]);
+    }
+    const [run] = await tx.execute<Array<{ total: number; done: number; failed: number; status: string }>>(
+      'select total, done, failed, status from audit_runs where id = ?',
+      [job.runId],
+    );
+    if (run.status === 'running' && run.done + run.failed >= run.total) await finishRun(tx, deps, job.runId);
+  });
+}
+
+/**
+ * The `audit-page-dead` job: the page whose `audit-page` job failed every attempt (an instance
+ * stopped on it each time, or the job itself threw) is failed with why, counted in its run's
+ * progress, and ends its run when it was the last page; a page already settled is left alone.
+ */
+export async function runDeadPageJob(deps: AuditDeps, job: PageJob, failure: DeadLetterFailure): Promise<void> {
+  const page = await deps.em.fork().findOne(AuditPageSchema, { id: job.pageId }, { populate: ['run', 'run.audit'] });
+  if (!page || page.status !== 'queued' || page.run.status !== 'running') return;
+  const audit = page.run.audit;
+  const error = `job_failed: The page's job failed all ${failure.attempts} attempts; the last: ${failure.reason}`;
+  deps.log.warn({ runId: job.runId, pageId: job.pageId, failure }, 'audit page given up after every attempt failed');
+  await settlePage(deps, job, { userId: audit.user.id, maxPages: audit.maxPages }, { ok: false, error });
+}
+
 /** The `audit-page` job: one page, once. */
 export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   const em = deps.em.fork();
@@ -155,7 +223,7 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   const options = analyzerOptionsFrom(deps.config);
   const crawler = new Crawler(options);
   let links: string[] = [];
-  let outcome: { ok: true; analysis: Awaited<ReturnType<ReportAnalyzer['analyze']>> } | { ok: false; error: string };
+  let outcome: PageOutcome;
   try {
     let robots = robotsOfRun.get(job.runId);
     if (robots === undefined) {
@@ -169,41 +237,7 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   } finally {
     await crawler.close();
   }
-  await em.fork().transactional(async (tx) => {
-    await tx.execute('select id from audit_runs where id = ? for update', [job.runId]);
-    const [current] = await tx.execute<Array<{ status: string }>>(
-      'select status from audit_pages where id = ? for update',
-      [page.id],
-    );
-    if (current?.status !== 'queued') return;
-    if (outcome.ok) {
-      const a = outcome.analysis;
-      const report = await createReport(tx, audit.user.id, { privacy: 1 }, a);
-      const failing = Object.entries(a.results)
-        .filter(([, r]) => !r.passed)
-        .map(([id]) => id);
-      await tx.nativeUpdate(
-        AuditPageSchema,
-        { id: page.id },
-        { status: 'done', report: report.id, score: a.score, result: a.result, failing, updatedAt: new Date() },
-      );
-      await tx.execute('update audit_runs set done = done + 1 where id = ?', [job.runId]);
-      const added = await addPages(tx, deps, job.runId, links, audit.maxPages);
-      if (added) await tx.execute('update audit_runs set total = total + ? where id = ?', [added, job.runId]);
-    } else {
-      await tx.nativeUpdate(
-        AuditPageSchema,
-        { id: page.id },
-        { status: 'failed', error: outcome.error, updatedAt: new Date() },
-      );
-      await tx.execute('update audit_runs set failed = failed + 1 where id = ?', [job.runId]);
-    }
-    const [run] = await tx.execute<Array<{ total: number; done: number; failed: number; status: string }>>(
-      'select total, done, failed, status from audit_runs where id = ?',
-      [job.runId],
-    );
-    if (run.status === 'running' && run.done + run.failed >= run.total) await finishRun(tx, deps, job.runId);
-  });
+  await settlePage(deps, job, { userId: audit.user.id, maxPages: audit.maxPages }, outcome, links);
   // The host's slot stays taken a moment after its page: politeness across every instance.
   if (deps.config.AUDIT_HOST_DELAY_MS > 0) {
     await new Promise((resolve) => setTimeout(resolve, deps.config.AUDIT_HOST_DELAY_MS));

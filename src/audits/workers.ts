@@ -10,7 +10,7 @@ import type { ReportAnalyzer } from '../reports/analysis.ts';
 import { DELIVERY_ATTEMPTS, DELIVERY_QUEUE } from '../webhooks/events.ts';
 import { deliver } from '../webhooks/webhooks.ts';
 import { runScheduled, SCHEDULE_QUEUE } from './audits.ts';
-import { PAGE_QUEUE, RUN_QUEUE, runPageJob, runStartJob } from './runs.ts';
+import { DEAD_PAGE_QUEUE, PAGE_QUEUE, RUN_QUEUE, runDeadPageJob, runPageJob, runStartJob } from './runs.ts';
 
 /** Creates the queues and starts this instance's workers. */
 export async function startAuditWorkers(deps: {
@@ -25,8 +25,12 @@ export async function startAuditWorkers(deps: {
   // heartbeat (every few seconds while a page runs) finds a stopped instance's pages sooner.
   const pageSeconds = Math.ceil((config.ANALYZER_TIMEOUT_MS * 3 + config.ANALYZER_RENDER_TIMEOUT_MS) / 1000) + 60;
   await queue.define(RUN_QUEUE, { retryLimit: 3, retryDelay: 5, expireInSeconds: 300, heartbeatSeconds: 10 });
+  // A page job that fails every attempt (its instance stopped on it each time, or it threw) is
+  // moved to the dead-letter queue, whose job fails the page so that its run can finish.
+  await queue.define(DEAD_PAGE_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120 });
   await queue.define(PAGE_QUEUE, {
     policy: 'singleton',
+    deadLetter: DEAD_PAGE_QUEUE,
     retryLimit: 3,
     retryDelay: 1,
     expireInSeconds: pageSeconds,
@@ -43,6 +47,9 @@ export async function startAuditWorkers(deps: {
   await queue.work<{ runId: number }>(RUN_QUEUE, 1, (job) => runStartJob(deps, job.data.runId));
   await queue.work<{ runId: number; pageId: number }>(PAGE_QUEUE, config.AUDIT_WORKERS, (job) =>
     runPageJob(deps, job.data),
+  );
+  await queue.workDeadLetters<{ runId: number; pageId: number }>(DEAD_PAGE_QUEUE, 1, (job, failure) =>
+    runDeadPageJob(deps, job.data, failure),
   );
   await queue.work<{ auditId: number }>(SCHEDULE_QUEUE, 1, (job) => runScheduled(deps.em, queue, job.data.auditId));
   await queue.work<{ deliveryId: number }>(DELIVERY_QUEUE, 4, (job) =>

@@ -3,7 +3,16 @@
  * On PostgreSQL pg-boss keeps a small pool of its own; on the embedded database it shares
  * PGlite's single connection with the ORM (see {@link sharedPgliteDb}). One code path for both.
  */
-import { PgBoss, fromKnex, fromPglite, type Db, type Job, type Queue, type SendOptions } from 'pg-boss';
+import {
+  PgBoss,
+  fromKnex,
+  fromPglite,
+  type Db,
+  type Job,
+  type JobWithMetadata,
+  type Queue,
+  type SendOptions,
+} from 'pg-boss';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Database } from '../db/orm.ts';
@@ -13,7 +22,11 @@ export const QUEUE_SCHEMA = 'pgboss';
 
 /** What a queue user may rely on; the pg-boss instance stays behind it. */
 export interface JobQueue {
-  /** Creates `name` (or updates its options) so jobs may be sent to it. */
+  /**
+   * Creates `name` (or updates its options) so jobs may be sent to it. With `deadLetter` (a queue
+   * defined before it), a job that fails its last attempt is copied there, with its data, for
+   * {@link workDeadLetters}; jobs sent before `deadLetter` was set keep the setting they had.
+   */
   define(name: string, options?: Omit<Queue, 'name'>): Promise<void>;
   /**
    * Enqueues one job. `em`, when given, must be the entity manager of an open ORM transaction:
@@ -24,6 +37,15 @@ export interface JobQueue {
   insert(name: string, jobs: Array<{ data: object } & SendOptions>, em?: EntityManager): Promise<void>;
   /** Runs `handler` for each job of `name`, `concurrency` at once in this process. */
   work<T extends object>(name: string, concurrency: number, handler: (job: Job<T>) => Promise<void>): Promise<void>;
+  /**
+   * Runs `handler` for each job of the dead-letter queue `name`: `job.data` is the data of the
+   * job that failed every attempt, `failure` how many attempts it had and why the last failed.
+   */
+  workDeadLetters<T extends object>(
+    name: string,
+    concurrency: number,
+    handler: (job: Job<T>, failure: DeadLetterFailure) => Promise<void>,
+  ): Promise<void>;
   /** A recurring job: `cron` in `tz` sends `data` to `name`; one schedule per `key`. */
   schedule(name: string, key: string, cron: string, tz: string, data: object): Promise<void>;
   unschedule(name: string, key: string): Promise<void>;
@@ -32,6 +54,23 @@ export interface JobQueue {
   /** Stops the workers (waiting up to `timeoutMs` for the jobs running) and the maintenance timers. */
   stop(timeoutMs?: number): Promise<void>;
   readonly boss: PgBoss;
+}
+
+/** Why a dead-lettered job was given up: its attempts and the last one's error. */
+export interface DeadLetterFailure {
+  /** The queue the job failed on. */
+  queue: string;
+  attempts: number;
+  /** The last attempt's error message ("job heartbeat timeout" when its instance stopped). */
+  reason: string;
+}
+
+/** The message pg-boss kept as a failed job's output: a thrown error's, or its own `{value: {message}}`. */
+function reasonOf(output: unknown): string {
+  const o = (output ?? {}) as { message?: unknown; value?: unknown };
+  const inner = (o.value ?? {}) as { message?: unknown };
+  const message = o.message ?? inner.message ?? o.value;
+  return typeof message === 'string' && message ? message : 'no error was recorded';
 }
 
 /**
@@ -96,6 +135,7 @@ export async function openQueue(database: Database, settings: QueueSettings, log
     superviseIntervalSeconds: monitor,
     cronMonitorIntervalSeconds: Math.max(1, Math.min(monitor, 30)),
     cronWorkerIntervalSeconds: Math.max(1, Math.min(monitor, 5)),
+    queueCacheIntervalSeconds: monitor,
   });
   boss.on('error', (err) => log.warn({ err }, 'job queue'));
   await boss.start();
@@ -124,12 +164,41 @@ export async function openQueue(database: Database, settings: QueueSettings, log
     async work(name, concurrency, handler) {
       await boss.work<object>(
         name,
-        { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds: embedded ? 0.5 : 1 },
+        {
+          localConcurrency: concurrency,
+          batchSize: 1,
+          pollingIntervalSeconds: embedded ? 0.5 : 1,
+          burstWhenReadyExceeds: 1,
+        },
         async ([job]) => {
           try {
             await handler(job as Job<never>);
           } catch (err) {
             log.warn({ err, queue: name, job: job.id }, 'job failed (retried while it may be)');
+            throw err;
+          }
+        },
+      );
+    },
+    async workDeadLetters(name, concurrency, handler) {
+      await boss.work(
+        name,
+        {
+          localConcurrency: concurrency,
+          batchSize: 1,
+          includeMetadata: true,
+          pollingIntervalSeconds: embedded ? 0.5 : 1,
+        },
+        async ([job]: Array<JobWithMetadata<never>>) => {
+          const failure: DeadLetterFailure = {
+            queue: job.sourceName ?? name,
+            attempts: (job.sourceRetryCount ?? 0) + 1,
+            reason: reasonOf(job.sourceOutput),
+          };
+          try {
+            await handler(job, failure);
+          } catch (err) {
+            log.warn({ err, queue: name, job: job.id }, 'dead-letter job failed (retried while it may be)');
             throw err;
           }
         },

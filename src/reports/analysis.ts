@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import { safeBrowsingCheck, type SafeBrowsingOptions } from './gsb.ts';
+import type { SharedSlots } from './shared-slots.ts';
 import type { StoredAnalysis } from './reports.ts';
 import { scoreOf, toReportResults } from './results.ts';
 import { storedUrl } from './urls.ts';
@@ -52,17 +53,28 @@ export function analyzerOptionsFrom(config: Config): AnalyzerOptions {
   });
 }
 
+/** What a {@link createReportAnalyzer} may be given besides the config. */
+export interface ReportAnalyzerParts {
+  /** The analyzer's options (default: from the config). */
+  options?: AnalyzerOptions;
+  metrics?: Pick<Metrics, 'observeAnalysis'>;
+  /** Where the analyzer says once that rendering is off or unbounded (sandbox, cgroup). */
+  warn?: (message: string) => void;
+  /**
+   * The key slots every instance shares ({@link SharedSlots}): each analysis holds one while it
+   * runs. Without them a key's share holds in this process only.
+   */
+  slots?: SharedSlots;
+}
+
 /**
  * A URL that cannot be analysed is the client's input problem: a 422 on `url` saying why.
- * A saturated pool is ours: 503 with Retry-After, rather than an unbounded queue.
+ * A saturated pool is ours: 503 with Retry-After, rather than an unbounded queue. An analysis
+ * runs in this process, in a slot of its key's share of this instance's pool, and, with
+ * `slots`, in one of its key's slots across every instance, which it may wait for.
  */
-export function createReportAnalyzer(
-  config: Config,
-  options: AnalyzerOptions = analyzerOptionsFrom(config),
-  metrics?: Pick<Metrics, 'observeAnalysis'>,
-  /** Where the analyzer says once that rendering is off or unbounded (sandbox, cgroup). */
-  warn?: (message: string) => void,
-): ReportAnalyzer {
+export function createReportAnalyzer(config: Config, parts: ReportAnalyzerParts = {}): ReportAnalyzer {
+  const { options = analyzerOptionsFrom(config), metrics, warn, slots } = parts;
   const gsb: SafeBrowsingOptions | undefined = config.GSB_API_KEY
     ? { apiKey: config.GSB_API_KEY, baseUrl: config.GSB_BASE_URL }
     : undefined;
@@ -109,7 +121,14 @@ export function createReportAnalyzer(
     async analyze(url, opts) {
       let analysis;
       try {
-        analysis = await pool.run(opts.tenant, () => timed(url, opts.tenant, opts.render));
+        analysis = await pool.run(opts.tenant, async () => {
+          const lease = await slots?.acquire(opts.tenant);
+          try {
+            return await timed(url, opts.tenant, opts.render);
+          } finally {
+            await lease?.release();
+          }
+        });
       } catch (err) {
         if (err instanceof TenantLimitError) {
           throw new AppError('UNAVAILABLE', `This API key's share of the analyzer is taken: ${err.message}`, {

@@ -3,7 +3,8 @@
  * connection: a job sent through an ORM transaction lives and dies with it, pg-boss's own
  * statements wait for an open ORM transaction instead of running inside it, and jobs a stopped
  * process left active are run again at the next start. On PostgreSQL (TEST_DATABASE_URL) the
- * transactional send is checked too.
+ * transactional send is checked too, and on both a job whose heartbeat lapsed on every attempt
+ * reaches its dead-letter queue.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -55,6 +56,30 @@ describe.each(targets)('the queue on $name', ({ url }) => {
     });
     expect(await jobStates(queue, 't-tx')).toEqual(['created']);
   });
+
+  it('moves a job whose heartbeat lapsed on its last attempt to its dead-letter queue, with why', async () => {
+    await queue.define('t-dead');
+    await queue.define('t-heartbeat', { retryLimit: 1, retryDelay: 0, heartbeatSeconds: 10, deadLetter: 't-dead' });
+    const id = await queue.send('t-heartbeat', { n: 7 });
+    const dead = new Promise<unknown>((resolve) => {
+      void queue.workDeadLetters<{ n: number }>('t-dead', 1, async (job, failure) =>
+        resolve({ data: job.data, failure }),
+      );
+    });
+    // Taken twice and never finished nor heartbeated again, as an instance killed on it leaves it.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let taken: Array<{ id: string }> = [];
+      while (taken.length === 0) {
+        taken = await queue.boss.fetch('t-heartbeat');
+        if (taken.length === 0) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(taken[0].id).toBe(id);
+    }
+    expect(await dead).toEqual({
+      data: { n: 7 },
+      failure: { queue: 't-heartbeat', attempts: 2, reason: 'job heartbeat timeout' },
+    });
+  }, 90_000);
 
   it('keeps its own statements out of an open ORM transaction', async () => {
     await queue.define('t-shared');
