@@ -104,7 +104,7 @@ export async function main(): Promise<Figure[]> {
             AUDIT_WORKERS: String(AUDIT_WORKERS),
             AUDIT_HOST_CONCURRENCY: String(instances * AUDIT_WORKERS),
             AUDIT_HOST_DELAY_MS: '0',
-            QUEUE_MONITOR_SECONDS: process.env.QUEUE_MONITOR_SECONDS ?? '30',
+            QUEUE_MONITOR_SECONDS: process.env.QUEUE_MONITOR_SECONDS ?? '10',
             API_RATE_LIMIT: '100000',
             LOG_LEVEL: 'warn',
           },

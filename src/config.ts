@@ -212,7 +212,7 @@ const envSchema = z.object({
   /** Runs kept per audit; older runs (and their page rows) are deleted. Reports stay. */
   AUDIT_RUN_RETENTION: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Seconds between the queue's maintenance and monitoring passes (stale jobs, schedules). */
-  QUEUE_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  QUEUE_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   /** Time one webhook delivery attempt may take, ms. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Google Safe Browsing API key: enables the `gsb` check. Unset: the check is left out. */

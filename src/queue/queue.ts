@@ -125,7 +125,7 @@ export interface QueueSettings {
  */
 export async function openQueue(database: Database, settings: QueueSettings, log: Logger): Promise<JobQueue> {
   const embedded = !settings.databaseUrl;
-  const monitor = settings.monitorIntervalSeconds ?? 30;
+  const monitor = settings.monitorIntervalSeconds ?? 10;
   const boss = new PgBoss({
     ...(embedded
       ? { db: sharedPgliteDb(database), backend: 'pglite' as const }
