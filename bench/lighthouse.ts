@@ -19,10 +19,10 @@
  *
  * Lighthouse runs with its desktop preset and `throttlingMethod: "provided"`; in that mode it
  * widens its quiet windows to 5.25 s (config.js overrideThrottlingWindows), ours stay at 1 s.
- * Each Lighthouse run gets a Chromium of its own, as the Lighthouse CLI does, so that both tools
- * paint in a renderer new to the site (ours: a fresh context per render); `--shared-chrome`
- * keeps one Chromium for every run, whose tab has painted the fixtures' site before each page
- * (first paints then come 50-150 ms earlier than in a new renderer). Launching is not timed.
+ * Each Lighthouse run gets a Chromium of its own, as the Lighthouse CLI does; `--shared-chrome`
+ * keeps one Chromium for every run. Ours renders in a context of its own made ahead of the
+ * render (decision 0011). Lighthouse always traces with the filmstrip's screenshot category,
+ * which delays its first paints by about 20 ms (bench/README.md). Launching is not timed.
  *
  *   npm install --no-save lighthouse@12 chrome-launcher@1 && npx tsx bench/lighthouse.ts [--shared-chrome]
  */
