@@ -6,9 +6,9 @@
  * before it, the navigation also waits for the new tab's renderer to finish starting, which
  * put 30-120 ms into the first paint of a page that paints within 100 ms (measured beside
  * Lighthouse, whose tab has been open for a while when it navigates; docs/decisions/0011).
- * A spare context is made as soon as one is taken, while the render that took it runs, so the
- * next render starts in a renderer that has been up for at least {@link warmMs}. Its proxy
- * refuses everything until the render hands it the analysis' guard (GuardedProxy.assign).
+ * A spare context is made when a render ends, so the next render starts in a renderer that
+ * has been up for at least {@link warmMs}. Its proxy refuses everything until the render
+ * hands it the analysis' guard (GuardedProxy.assign).
  */
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { startGuardedProxy, type GuardedProxy, type GuardedProxySettings } from './proxy.ts';
@@ -73,20 +73,20 @@ export class SpareContexts {
 
   /**
    * A warm context of `browser` made with `options`: a spare when one is there (waiting for
-   * the rest of its warm-up), else a new one given its warm-up now. Either way another spare
-   * is started for the next render.
+   * the rest of its warm-up), else a new one given its warm-up now. The pool calls
+   * {@link fill} when the render ends.
    */
   async take(browser: Browser, options: BrowserContextOptions): Promise<PreparedContext> {
     const key = JSON.stringify(options);
     const i = this.#spares.findIndex((s) => s.key === key && s.browser === browser);
     const spare = i >= 0 ? this.#spares.splice(i, 1)[0] : this.#make(browser, options, key);
     const prepared = await spare.prepared.catch(() => undefined);
-    if (prepared?.browser === browser && browser.isConnected()) {
+    if (prepared?.browser === browser && browser.isConnected() && !prepared.page.isClosed()) {
       const wait = spare.warmAt - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       return prepared;
     }
-    // Made in a browser that has since stopped (or failed): start over in this one.
+    // Made in a browser that has since stopped, or its page gone (or it failed): start over.
     if (prepared) void disposeContext(prepared);
     const fresh = this.#make(browser, options, key);
     const made = await fresh.prepared;
