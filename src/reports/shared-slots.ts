@@ -64,10 +64,31 @@ export function databaseSlots(orm: MikroORM, settings: SharedSlotSettings): Shar
   /** Wakes this instance's waiters of a tenant when one of its leases here is given back. */
   const waiters = new Map<string, Set<() => void>>();
 
+  /**
+   * Deletes `holder`'s lease. When the database does not answer (a restart, a dropped
+   * connection), tries again every second until it does or the lease has run out: a lease its
+   * analysis gave back must not hold the account's slot for the rest of its term, where every
+   * later analysis of the account would wait for it.
+   */
+  const forget = async (tenant: string, holder: string): Promise<void> => {
+    const until = performance.now() + leaseSeconds * 1000;
+    for (;;) {
+      try {
+        await execute('delete from analyzer_slots where tenant = ? and holder = ?', [tenant, holder]);
+        return;
+      } catch {
+        if (performance.now() + 1000 >= until) return; // it runs out by itself now
+        await new Promise((r) => setTimeout(r, 1000).unref());
+      }
+    }
+  };
+
   const take = async (tenant: string): Promise<SlotLease | undefined> => {
     const holder = randomUUID();
     // A free slot, chosen at random so that instances asking at once rarely pick the same one;
     // when another took it meanwhile the conflict leaves its lease alone and nothing comes back.
+    // A statement that failed may still have taken one (its answer lost with the connection):
+    // that lease is forgotten as a given-back one is.
     const rows = await execute<Array<{ slot: number }>>(
       `insert into analyzer_slots (tenant, slot, holder, expires_at)
        select ?, s.slot, ?, now() + ?::int * interval '1 second'
@@ -78,7 +99,10 @@ export function databaseSlots(orm: MikroORM, settings: SharedSlotSettings): Shar
         where analyzer_slots.expires_at <= now()
        returning slot`,
       [tenant, holder, leaseSeconds, settings.perTenant, tenant],
-    );
+    ).catch((err: unknown) => {
+      void forget(tenant, holder);
+      throw err;
+    });
     if (rows.length === 0) return undefined;
     const slot = Number(rows[0].slot);
     const renew = setInterval(
@@ -106,8 +130,9 @@ export function databaseSlots(orm: MikroORM, settings: SharedSlotSettings): Shar
             holder,
           ]);
         } catch {
-          // The database did not answer: the lease runs out by itself, and the analysis's
-          // outcome is not lost for it.
+          // The database did not answer: the analysis's outcome is not lost for it, and the
+          // lease is deleted once the database is back (or runs out).
+          void forget(tenant, holder);
         } finally {
           for (const wake of waiters.get(tenant) ?? []) wake();
         }
