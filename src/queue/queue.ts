@@ -125,6 +125,7 @@ export interface QueueSettings {
  */
 export async function openQueue(database: Database, settings: QueueSettings, log: Logger): Promise<JobQueue> {
   const embedded = !settings.databaseUrl;
+  const pollingIntervalSeconds = embedded ? 0.5 : 1;
   const monitor = settings.monitorIntervalSeconds ?? 10;
   const boss = new PgBoss({
     ...(embedded
@@ -167,7 +168,7 @@ export async function openQueue(database: Database, settings: QueueSettings, log
         {
           localConcurrency: concurrency,
           batchSize: 1,
-          pollingIntervalSeconds: embedded ? 0.5 : 1,
+          pollingIntervalSeconds,
           burstWhenReadyExceeds: 1,
         },
         async ([job]) => {
@@ -187,7 +188,7 @@ export async function openQueue(database: Database, settings: QueueSettings, log
           localConcurrency: concurrency,
           batchSize: 1,
           includeMetadata: true,
-          pollingIntervalSeconds: embedded ? 0.5 : 1,
+          pollingIntervalSeconds,
         },
         async ([job]: Array<JobWithMetadata<never>>) => {
           const failure: DeadLetterFailure = {

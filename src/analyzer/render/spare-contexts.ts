@@ -79,19 +79,17 @@ export class SpareContexts {
   async take(browser: Browser, options: BrowserContextOptions): Promise<PreparedContext> {
     const key = JSON.stringify(options);
     const i = this.#spares.findIndex((s) => s.key === key && s.browser === browser);
-    const spare = i >= 0 ? this.#spares.splice(i, 1)[0] : this.#make(browser, options, key);
-    const prepared = await spare.prepared.catch(() => undefined);
-    if (prepared?.browser === browser && browser.isConnected() && !prepared.page.isClosed()) {
-      const wait = spare.warmAt - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      return prepared;
+    let spare = i >= 0 ? this.#spares.splice(i, 1)[0] : this.#make(browser, options, key);
+    let prepared = await spare.prepared.catch(() => undefined);
+    if (!prepared || !browser.isConnected() || prepared.page.isClosed()) {
+      // Its browser has stopped, or its page is gone (or it failed): start over.
+      if (prepared) void disposeContext(prepared);
+      spare = this.#make(browser, options, key);
+      prepared = await spare.prepared;
     }
-    // Made in a browser that has since stopped, or its page gone (or it failed): start over.
-    if (prepared) void disposeContext(prepared);
-    const fresh = this.#make(browser, options, key);
-    const made = await fresh.prepared;
-    await new Promise((r) => setTimeout(r, Math.max(0, fresh.warmAt - performance.now())));
-    return made;
+    const wait = spare.warmAt - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    return prepared;
   }
 
   /** Close every spare. */

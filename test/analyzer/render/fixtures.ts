@@ -23,6 +23,17 @@ export interface RenderFixture {
   what: string;
 }
 
+/**
+ * Page script: a promise that settles once the page has loaded and first painted, for work a
+ * fixture does after both, whichever comes first on a given machine.
+ */
+export const afterLoadAndFirstPaint = `Promise.all([
+    new Promise((resolve) => new PerformanceObserver((list, observer) => {
+      if (list.getEntriesByName('first-contentful-paint').length) { observer.disconnect(); resolve(); }
+    }).observe({ type: 'paint', buffered: true })),
+    new Promise((resolve) => addEventListener('load', resolve)),
+  ])`;
+
 /** A noisy JPEG of `width` x `height` (noise keeps it from compressing away). */
 export async function noisyJpeg(width: number, height: number, seed = 1): Promise<Buffer> {
   const image = new Jimp({ width, height, color: 0xffffffff });
@@ -126,11 +137,7 @@ ${prose(200)}<div class="spacer"></div>${below}
   // A task after load and after the first paint, so the page becomes interactive after its
   // images were requested. At load alone it raced the first paint: whichever came first (how
   // fast loopback served the images) decided first paint and blocking time.
-  const painted = new Promise((resolve) => new PerformanceObserver((list, observer) => {
-    if (list.getEntriesByName('first-contentful-paint').length) { observer.disconnect(); resolve(); }
-  }).observe({ type: 'paint', buffered: true }));
-  const loaded = new Promise((resolve) => addEventListener('load', resolve));
-  Promise.all([painted, loaded]).then(() => { const until = performance.now() + 120; while (performance.now() < until) {} });
+  ${afterLoadAndFirstPaint}.then(() => { const until = performance.now() + 120; while (performance.now() < until) {} });
 </script>
 </body></html>`;
 }

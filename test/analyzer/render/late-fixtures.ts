@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { prose } from '../fixtures/pages.ts';
 import type { FixtureHandler } from '../fixtures/server.ts';
-import { delayed, head, html, noisyJpeg, type RenderFixture } from './fixtures.ts';
+import { afterLoadAndFirstPaint, delayed, head, html, noisyJpeg, type RenderFixture } from './fixtures.ts';
 
 /** A font for the font-swap page (Debian's fonts-dejavu-core, which Chromium depends on). */
 const fontPath = '/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf';
@@ -119,11 +119,7 @@ function tasksPage(): string {
   const busy = (ms) => { const until = performance.now() + ms; while (performance.now() < until) {} };
   // After load and after the first paint (a busy machine may paint later than load), 0.2-0.3 s
   // apart: far inside the 1 s quiet window, even when a busy machine delays a timer.
-  const painted = new Promise((resolve) => new PerformanceObserver((list, observer) => {
-    if (list.getEntriesByName('first-contentful-paint').length) { observer.disconnect(); resolve(); }
-  }).observe({ type: 'paint', buffered: true }));
-  const loaded = new Promise((resolve) => addEventListener('load', resolve));
-  Promise.all([painted, loaded]).then(() => {
+  ${afterLoadAndFirstPaint}.then(() => {
     setTimeout(() => busy(180), 200);
     setTimeout(() => busy(150), 600);
     setTimeout(() => busy(170), 1000);
