@@ -231,7 +231,7 @@ ${snippet}
     await scan(page, 'reports');
     await shot(page, 'reports');
     await nav(page, 'Projects');
-    await page.getByRole('cell', { name: '127.0.0.1' }).waitFor();
+    await page.getByRole('cell', { name: '127.0.0.1', exact: true }).waitFor();
     await scan(page, 'projects');
     await shot(page, 'projects');
     // The projects list shows its grade; a second report of the same host is deleted with it below.
