@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, constants as zlib } from 'node:zlib';
 import type { Plugin } from 'esbuild';
-import { compileWat } from './pow/compile.ts';
+import { compileWat } from '../pow/compile.ts';
 
 /** A browser bundle, built once per process (or ahead, by `npm run build`). */
 export interface WidgetBundle {

@@ -1,15 +1,13 @@
 /**
  * The proof-of-work worker: its own esbuild entry (widget/build.ts bundles it first and
  * hands its code to widget.js, which starts it from a Blob URL). Message in:
- * `{id, bits, indices, engine?}`; out: `{i, n, h}` per solved puzzle (nonce, hashes), then
- * `{done, engine}`, or `{e}` on failure. The SIMD search (pow/sha256-search.wat) where the
- * browser has WebAssembly SIMD; else hash-wasm's SHA-256; where a page's CSP forbids
- * compiling WebAssembly, the plain-JS SHA-256 (or WebCrypto when asked).
+ * `{id, bits, indices, engine?}`; out: `{i, n, h}` per solved puzzle (nonce, attempts), then
+ * `{done, engine}`, or `{e}` on failure. walk.wat where WebAssembly may be compiled; else
+ * (a page's CSP without 'wasm-unsafe-eval') the same walk in plain JavaScript.
  */
-import { createSHA256 } from 'hash-wasm';
-import searchWasm from './pow/sha256-search.wat';
-import { instantiateSearch, type SimdSearch } from './pow/search.ts';
-import { solvePuzzle, type Engine, type WasmHasher } from './solver.ts';
+import walkWasm from '../pow/walk.wat';
+import { instantiateWalk, type WalkModule } from '../pow/walk.ts';
+import { solvePuzzle, type Engine } from './solver.ts';
 
 interface Job {
   id: string;
@@ -18,37 +16,27 @@ interface Job {
   engine?: Engine;
 }
 
-let simd: Promise<SimdSearch | undefined> | undefined;
-let wasm: Promise<WasmHasher | undefined> | undefined;
+let walk: Promise<WalkModule | undefined> | undefined;
 
-/** The engine asked for, or the best this browser runs: simd, then wasm, then js. */
-async function pick(asked: Engine | undefined): Promise<{ engine: Engine; simd?: SimdSearch; wasm?: WasmHasher }> {
-  if (asked === undefined || asked === 'simd') {
-    simd ??= instantiateSearch(searchWasm);
-    const search = await simd;
-    if (search) return { engine: 'simd', simd: search };
+/** The engine asked for, or the best this browser runs: wasm, then js. */
+async function pick(asked: Engine | undefined): Promise<{ engine: Engine; walk?: WalkModule }> {
+  if (asked !== 'js') {
+    walk ??= instantiateWalk(walkWasm);
+    const module = await walk;
+    if (module) return { engine: 'wasm', walk: module };
   }
-  if (asked === undefined || asked === 'simd' || asked === 'wasm') {
-    wasm ??= createSHA256().then(
-      (h) => h as unknown as WasmHasher,
-      () => undefined,
-    );
-    const hasher = await wasm;
-    if (hasher) return { engine: 'wasm', wasm: hasher };
-  }
-  return { engine: asked === 'webcrypto' ? 'webcrypto' : 'js' };
+  return { engine: 'js' };
 }
 
 onmessage = async (m: MessageEvent<Job>) => {
   const { id, bits, indices } = m.data;
   try {
     const chosen = await pick(m.data.engine);
-    const engine = chosen.engine;
     for (const i of indices) {
-      const { nonce, hashes } = await solvePuzzle(id, i, bits, chosen);
-      postMessage({ i, n: nonce, h: hashes });
+      const { nonce, attempts } = await solvePuzzle(id, i, bits, chosen);
+      postMessage({ i, n: nonce, h: attempts });
     }
-    postMessage({ done: true, engine });
+    postMessage({ done: true, engine: chosen.engine });
   } catch (err) {
     postMessage({ e: String(err) });
   }

@@ -1,9 +1,8 @@
 /**
  * Runs a work challenge's sub-puzzles across Web Workers (one per logical core, as
- * `navigator.hardwareConcurrency` reports, at most 16), each with the SIMD search
- * (pow/sha256-search.wat) or, without WebAssembly SIMD, hash-wasm's SHA-256. Where
+ * `navigator.hardwareConcurrency` reports, at most 16), each with walk.wat (pow/). Where
  * workers are refused (a CSP without `worker-src blob:`), the puzzles are solved on the page
- * with the plain-JS SHA-256, yielding every 40 ms.
+ * with the plain-JS walk, yielding every 40 ms.
  */
 import { solvePuzzle, type Engine } from './solver.ts';
 
@@ -99,7 +98,7 @@ export function startWork(
         const cores = Math.max(1, Math.min(16, opts.workers ?? (navigator.hardwareConcurrency || 2), spec.count));
         let heard = false;
         let done = 0;
-        let engine: Engine = 'simd';
+        let engine: Engine = 'wasm';
         try {
           url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
           for (let w = 0; w < cores; w++) workers.push(new Worker(url));

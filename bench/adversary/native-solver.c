@@ -1,26 +1,32 @@
 /*
  * The native solver an attacker would run against our proof of work (issue 27's adversary
- * 2), on every core (one thread per sub-puzzle stripe), with the faster of two engines on
- * this CPU: SHA-256 through OpenSSL's libcrypto (the CPU's SHA extensions, SHA-NI, where
- * present) or, where the CPU has AVX-512, sixteen nonces at a time in 512-bit vectors (native
- * rotates and three-input logic). Same puzzle as the widget: for i in 0..count-1, the
- * smallest decimal nonce n with SHA-256("<id>.<i>:<n>") starting with `bits` zero bits.
+ * 2): the walk of pow/walk.ts in C, on every core (one thread per sub-puzzle stripe), with the
+ * fastest of three engines on this CPU:
+ *   scalar8, scalar16  eight or sixteen attempts interleaved in scalar code, so the CPU
+ *                      overlaps their chains of dependent loads (what walk.wat does with eight);
+ *   avx512             sixteen attempts per 512-bit vector, two vectors interleaved, the
+ *                      buffers read and written with gathers and scatters (where the CPU has it).
+ * Same puzzle as the widget: for i in 0..count-1, the smallest nonce whose attempt passes.
  *
  *   native-solver solve <id> <count> <bits> [threads]   -> solutions (comma-separated), then
- *                                                          "hashes <n> seconds <s>" on stderr
- *   native-solver rate <seconds> [threads]              -> "rate <hashes per second>"
- *   (NATIVE_ENGINE=openssl or avx512 picks an engine; otherwise AVX-512 where the CPU has it)
+ *                                                          "attempts <n> seconds <s> engine <e>" on stderr
+ *   native-solver rate <seconds> [threads]              -> "rate <attempts per second> engine <e>"
+ *   (NATIVE_ENGINE=scalar8, scalar16 or avx512 picks an engine; otherwise each is timed for a
+ *   moment and the fastest runs)
  *
- * Build: gcc -O3 -march=native -pthread native-solver.c -lcrypto
+ * Build: gcc -O3 -march=native -pthread native-solver.c
  */
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 #include <time.h>
+
+#define MBITS 14
+#define WORDS (1u << MBITS)
+#define STEPS (1u << 16)
+#define PAD 16
 
 static double now(void) {
   struct timespec t;
@@ -28,226 +34,193 @@ static double now(void) {
   return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static int leading_zero_bits(const unsigned char *h) {
-  int bits = 0;
-  for (int i = 0; i < 32; i++) {
-    if (h[i] == 0) { bits += 8; continue; }
-    return bits + __builtin_clz((unsigned)h[i]) - 24;
-  }
-  return bits;
+static inline uint32_t mix(uint32_t x) {
+  x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; return x ^ (x >> 16);
 }
+static inline uint32_t rotl13(uint32_t x) { return (x << 13) | (x >> 19); }
+
+static uint32_t seed(const uint32_t key[8], uint32_t nonce) {
+  uint32_t x = nonce;
+  for (int t = 0; t < 8; t++) x = mix(x ^ key[t]);
+  return x;
+}
+
+/* The key of puzzle i of challenge id (base64url of 16 bytes): as pow/walk.ts's puzzleKey. */
+static void puzzle_key(const char *id, uint32_t i, uint32_t key[8]) {
+  static const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  uint8_t bytes[24] = {0};
+  int n = 0, bitsHeld = 0;
+  uint32_t acc = 0;
+  for (const char *p = id; *p && n < 24; p++) {
+    const char *at = strchr(abc, *p);
+    if (!at) break;
+    acc = (acc << 6) | (uint32_t)(at - abc);
+    bitsHeld += 6;
+    if (bitsHeld >= 8) { bitsHeld -= 8; bytes[n++] = (uint8_t)(acc >> bitsHeld); }
+  }
+  memset(key, 0, 8 * sizeof key[0]);
+  for (int b = 0; b < 16 && b < n; b++) key[b >> 2] |= (uint32_t)bytes[b] << ((b & 3) * 8);
+  key[4] = i;
+  key[5] = 0x77616c6b;
+}
+
+/* L attempts of one key, nonces n0..n0+L-1, interleaved in scalar code. */
+#define SCALAR(L)                                                                              \
+  static void scalar##L(const uint32_t key[8], uint32_t n0, uint32_t *out, uint32_t *mem) {    \
+    uint32_t x[L];                                                                             \
+    uint32_t *buf[L];                                                                          \
+    for (int l = 0; l < L; l++) { x[l] = seed(key, n0 + l); buf[l] = mem + l * (WORDS + PAD); } \
+    for (uint32_t j = 0; j < WORDS; j++)                                                       \
+      for (int l = 0; l < L; l++) { x[l] = (rotl13(x[l]) * 0x9e3779b1u) ^ j; buf[l][j] = x[l]; } \
+    for (uint32_t s = 0; s < STEPS; s++)                                                       \
+      for (int l = 0; l < L; l++) {                                                            \
+        uint32_t j = x[l] >> (32 - MBITS), v = buf[l][j];                                      \
+        x[l] = rotl13((x[l] ^ v) * 0x2545f491u);                                               \
+        buf[l][j] = v + x[l];                                                                  \
+      }                                                                                        \
+    for (int l = 0; l < L; l++) out[l] = mix(x[l] ^ key[0]);                                   \
+  }
+SCALAR(8)
+SCALAR(16)
+
+#ifdef __AVX512F__
+#include <immintrin.h>
+/* 32 attempts: two vectors of sixteen; buffer word j of lane l at mem[g][j * 16 + l]. */
+static void avx512(const uint32_t key[8], uint32_t n0, uint32_t *out, uint32_t *mem) {
+  __m512i x[2];
+  uint32_t tmp[16];
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (int g = 0; g < 2; g++) {
+    for (int l = 0; l < 16; l++) tmp[l] = seed(key, n0 + g * 16 + l);
+    x[g] = _mm512_loadu_si512(tmp);
+  }
+  uint32_t *buf[2] = {mem, mem + 16 * WORDS};
+  for (uint32_t j = 0; j < WORDS; j++)
+    for (int g = 0; g < 2; g++) {
+      x[g] = _mm512_xor_si512(_mm512_mullo_epi32(_mm512_rol_epi32(x[g], 13), _mm512_set1_epi32((int)0x9e3779b1u)),
+                              _mm512_set1_epi32((int)j));
+      _mm512_storeu_si512(buf[g] + j * 16, x[g]);
+    }
+  for (uint32_t s = 0; s < STEPS; s++)
+    for (int g = 0; g < 2; g++) {
+      __m512i idx = _mm512_add_epi32(_mm512_slli_epi32(_mm512_srli_epi32(x[g], 32 - MBITS), 4), lane);
+      __m512i v = _mm512_i32gather_epi32(idx, buf[g], 4);
+      x[g] = _mm512_rol_epi32(_mm512_mullo_epi32(_mm512_xor_si512(x[g], v), _mm512_set1_epi32(0x2545f491)), 13);
+      _mm512_i32scatter_epi32(buf[g], idx, _mm512_add_epi32(v, x[g]), 4);
+    }
+  for (int g = 0; g < 2; g++) {
+    _mm512_storeu_si512(tmp, x[g]);
+    for (int l = 0; l < 16; l++) out[g * 16 + l] = mix(tmp[l] ^ key[0]);
+  }
+}
+#endif
+
+struct engine {
+  const char *name;
+  int lanes;
+  void (*run)(const uint32_t key[8], uint32_t n0, uint32_t *out, uint32_t *mem);
+};
+static const struct engine engines[] = {
+  {"scalar8", 8, scalar8},
+  {"scalar16", 16, scalar16},
+#ifdef __AVX512F__
+  {"avx512", 32, avx512},
+#endif
+};
+#define ENGINES ((int)(sizeof engines / sizeof engines[0]))
+static const struct engine *chosen;
+
+static uint32_t *scratch(void) { return aligned_alloc(64, 32 * (WORDS + PAD) * sizeof(uint32_t)); }
 
 struct job {
   const char *id;
   int bits, first, step, count;
-  unsigned long long *nonces;
-  unsigned long long hashes;
+  uint32_t *nonces;
+  unsigned long long attempts;
   double until; /* rate mode: stop at this time */
 };
 
-/* Decimal digits of n into out (no terminator); returns their count. */
-static int digits(unsigned long long n, char *out) {
-  char tmp[24];
-  int k = 0;
-  do { tmp[k++] = (char)('0' + n % 10); n /= 10; } while (n);
-  for (int i = 0; i < k; i++) out[i] = tmp[k - 1 - i];
-  return k;
-}
-
-
-#ifdef __AVX512F__
-#include <immintrin.h>
-
-static const unsigned K256[64] = {
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-/* One 64-byte block per lane: prefix, decimal nonce, 0x80, zeros, bit length. */
-struct lane { unsigned char block[64]; int len; };
-
-static void set_lane(struct lane *l, const char *prefix, int plen, unsigned long long n) {
-  memset(l->block, 0, 64);
-  memcpy(l->block, prefix, (size_t)plen);
-  l->len = plen + digits(n, (char *)l->block + plen);
-  l->block[l->len] = 0x80;
-  unsigned bitlen = (unsigned)l->len * 8;
-  l->block[62] = (unsigned char)(bitlen >> 8);
-  l->block[63] = (unsigned char)bitlen;
-}
-
-/* Adds 16 to the lane's decimal nonce in place; returns 0 when it needs one more digit. */
-static int bump16(struct lane *l, int plen) {
-  int carry = 16;
-  for (int p = l->len - 1; p >= plen; p--) {
-    int c = l->block[p] - '0' + carry;
-    if (c <= 9) { l->block[p] = (unsigned char)('0' + c); return 1; }
-    l->block[p] = (unsigned char)('0' + c % 10);
-    carry = c / 10;
-  }
-  return 0;
-}
-
-#define ROR(x, n) _mm512_ror_epi32((x), (n))
-#define XOR3(a, b, c) _mm512_ternarylogic_epi32((a), (b), (c), 0x96)
-
-/*
- * The smallest nonce >= 0 whose digest starts with `bits` zero bits, 16 nonces at a time;
- * ULLONG_MAX when `groups` groups of 16 found none.
- */
-static unsigned long long search_avx512(const char *prefix, int plen, int bits, unsigned long long *hashes,
-                                        unsigned long long groups) {
-  struct lane lanes[16];
-  unsigned long long n = 0;
-  for (int j = 0; j < 16; j++) set_lane(&lanes[j], prefix, plen, n + (unsigned)j);
-  const __m512i limit = _mm512_set1_epi32((int)(1u << (32 - bits)));
-  for (; groups > 0; groups--) {
-    __m512i w[64];
-    for (int k = 0; k < 16; k++) {
-      int v[16];
-      for (int j = 0; j < 16; j++) {
-        unsigned x;
-        memcpy(&x, lanes[j].block + 4 * k, 4);
-        v[j] = (int)__builtin_bswap32(x);
-      }
-      w[k] = _mm512_loadu_si512(v);
-    }
-    for (int t = 16; t < 64; t++) {
-      __m512i s0 = XOR3(ROR(w[t - 15], 7), ROR(w[t - 15], 18), _mm512_srli_epi32(w[t - 15], 3));
-      __m512i s1 = XOR3(ROR(w[t - 2], 17), ROR(w[t - 2], 19), _mm512_srli_epi32(w[t - 2], 10));
-      w[t] = _mm512_add_epi32(_mm512_add_epi32(s0, w[t - 7]), _mm512_add_epi32(s1, w[t - 16]));
-    }
-    __m512i a = _mm512_set1_epi32(0x6a09e667), b = _mm512_set1_epi32((int)0xbb67ae85),
-            c = _mm512_set1_epi32(0x3c6ef372), d = _mm512_set1_epi32((int)0xa54ff53a),
-            e = _mm512_set1_epi32(0x510e527f), f = _mm512_set1_epi32((int)0x9b05688c),
-            g = _mm512_set1_epi32(0x1f83d9ab), h = _mm512_set1_epi32(0x5be0cd19);
-    for (int t = 0; t < 64; t++) {
-      __m512i t1 = _mm512_add_epi32(
-          _mm512_add_epi32(h, XOR3(ROR(e, 6), ROR(e, 11), ROR(e, 25))),
-          _mm512_add_epi32(_mm512_ternarylogic_epi32(e, f, g, 0xCA),
-                           _mm512_add_epi32(_mm512_set1_epi32((int)K256[t]), w[t])));
-      __m512i t2 = _mm512_add_epi32(XOR3(ROR(a, 2), ROR(a, 13), ROR(a, 22)), _mm512_ternarylogic_epi32(a, b, c, 0xE8));
-      h = g; g = f; f = e; e = _mm512_add_epi32(d, t1); d = c; c = b; b = a; a = _mm512_add_epi32(t1, t2);
-    }
-    __mmask16 hit = _mm512_cmplt_epu32_mask(_mm512_add_epi32(a, _mm512_set1_epi32(0x6a09e667)), limit);
-    if (hit) {
-      int j = __builtin_ctz(hit);
-      *hashes += (unsigned)j + 1;
-      return n + (unsigned)j;
-    }
-    *hashes += 16;
-    n += 16;
-    for (int j = 0; j < 16; j++)
-      if (!bump16(&lanes[j], plen)) set_lane(&lanes[j], prefix, plen, n + (unsigned)j);
-  }
-  return ULLONG_MAX;
-}
-#endif
-
-static int use_avx512(void) {
-#ifdef __AVX512F__
-  const char *e = getenv("NATIVE_ENGINE");
-  return !(e && strcmp(e, "openssl") == 0);
-#else
-  return 0;
-#endif
-}
-
-/*
- * The prefix is hashed once (its state kept: what a "midstate" attacker does when the prefix
- * fills whole 64-byte blocks; for shorter prefixes SHA256_Update only buffers it), then each
- * nonce is the copied state plus its digits.
- */
-static unsigned long long solve_one(const char *id, int i, int bits, unsigned long long *hashes) {
-  char prefix[256], nonce[24];
-  int plen = snprintf(prefix, sizeof prefix, "%s.%d:", id, i);
-#ifdef __AVX512F__
-  if (use_avx512() && plen + 17 <= 55 && bits <= 32) return search_avx512(prefix, plen, bits, hashes, ULLONG_MAX);
-#endif
-  SHA256_CTX base, c;
-  SHA256_Init(&base);
-  SHA256_Update(&base, prefix, (size_t)plen);
-  unsigned char h[32];
-  for (unsigned long long n = 0;; n++) {
-    c = base;
-    SHA256_Update(&c, nonce, (size_t)digits(n, nonce));
-    SHA256_Final(h, &c);
-    (*hashes)++;
-    if (leading_zero_bits(h) >= bits) return n;
-  }
-}
-
 static void *solve_stripe(void *arg) {
   struct job *j = arg;
-  for (int i = j->first; i < j->count; i += j->step) j->nonces[i] = solve_one(j->id, i, j->bits, &j->hashes);
+  uint32_t *mem = scratch(), out[32], key[8];
+  for (int i = j->first; i < j->count; i += j->step) {
+    puzzle_key(j->id, (uint32_t)i, key);
+    int found = 0;
+    for (uint32_t n0 = 0; !found; n0 += chosen->lanes) {
+      chosen->run(key, n0, out, mem);
+      for (int l = 0; l < chosen->lanes; l++)
+        if ((out[l] >> (32 - j->bits)) == 0) { j->nonces[i] = n0 + l; j->attempts += n0 + l + 1; found = 1; break; }
+    }
+  }
+  free(mem);
   return NULL;
 }
 
-static void *rate_loop(void *arg) {
+static void *rate_stripe(void *arg) {
   struct job *j = arg;
-  char prefix[64], nonce[24];
-  int plen = snprintf(prefix, sizeof prefix, "AAAAAAAAAAAAAAAAAAAAAA.%d:", j->first);
-#ifdef __AVX512F__
-  if (use_avx512()) {
-    /* 32 bits: a pass is a one-in-four-billion chance, so each slice runs its full length. */
-    while (now() < j->until) search_avx512(prefix, plen, 32, &j->hashes, 4096);
-    return NULL;
+  uint32_t *mem = scratch(), out[32], key[8];
+  puzzle_key("AAECAwQFBgcICQoLDA0ODw", (uint32_t)j->first, key);
+  for (uint32_t n0 = 0; now() < j->until; n0 += chosen->lanes) {
+    chosen->run(key, n0, out, mem);
+    j->attempts += chosen->lanes;
   }
-#endif
-  SHA256_CTX base, c;
-  SHA256_Init(&base);
-  SHA256_Update(&base, prefix, (size_t)plen);
-  unsigned char h[32];
-  unsigned long long n = 0;
-  while (now() < j->until) {
-    for (int k = 0; k < 4096; k++, n++) {
-      c = base;
-      SHA256_Update(&c, nonce, (size_t)digits(n, nonce));
-      SHA256_Final(h, &c);
-    }
-    j->hashes += 4096;
-  }
+  free(mem);
   return NULL;
+}
+
+static double rate(double seconds, int threads) {
+  pthread_t t[64];
+  struct job jobs[64];
+  double start = now();
+  for (int k = 0; k < threads; k++) {
+    jobs[k] = (struct job){.first = k, .until = start + seconds};
+    pthread_create(&t[k], NULL, rate_stripe, &jobs[k]);
+  }
+  unsigned long long total = 0;
+  for (int k = 0; k < threads; k++) { pthread_join(t[k], NULL); total += jobs[k].attempts; }
+  return total / (now() - start);
+}
+
+/* The engine NATIVE_ENGINE names, or the fastest on one core over a short trial each. */
+static void choose(void) {
+  const char *asked = getenv("NATIVE_ENGINE");
+  const struct engine *fastest = NULL;
+  double best = -1;
+  for (int e = 0; e < ENGINES; e++) {
+    if (asked && strcmp(asked, engines[e].name)) continue;
+    chosen = &engines[e];
+    double r = asked ? 1 : rate(0.4, 1);
+    if (r > best) { best = r; fastest = chosen; }
+  }
+  chosen = fastest;
+  if (!chosen) { fprintf(stderr, "unknown NATIVE_ENGINE\n"); exit(2); }
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 5 && strcmp(argv[1], "solve") == 0) {
-    int count = atoi(argv[3]), bits = atoi(argv[4]), threads = argc > 5 ? atoi(argv[5]) : 1;
-    if (count < 1 || count > 4096 || bits < 1 || bits > 40 || threads < 1 || threads > 256) return 2;
-    unsigned long long *nonces = calloc((size_t)count, sizeof *nonces);
-    struct job *jobs = calloc((size_t)threads, sizeof *jobs);
-    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
-    double start = now();
-    for (int t = 0; t < threads; t++) {
-      jobs[t] = (struct job){argv[2], bits, t, threads, count, nonces, 0, 0};
-      pthread_create(&tids[t], NULL, solve_stripe, &jobs[t]);
-    }
-    unsigned long long hashes = 0;
-    for (int t = 0; t < threads; t++) { pthread_join(tids[t], NULL); hashes += jobs[t].hashes; }
-    for (int i = 0; i < count; i++) printf(i ? ",%llu" : "%llu", nonces[i]);
-    printf("\n");
-    fprintf(stderr, "hashes %llu seconds %.6f\n", hashes, now() - start);
+  if (argc >= 3 && !strcmp(argv[1], "rate")) {
+    choose();
+    int threads = argc > 3 ? atoi(argv[3]) : 1;
+    printf("rate %.0f engine %s\n", rate(atof(argv[2]), threads > 64 ? 64 : threads), chosen->name);
     return 0;
   }
-  if (argc >= 3 && strcmp(argv[1], "rate") == 0) {
-    double seconds = atof(argv[2]);
-    int threads = argc > 3 ? atoi(argv[3]) : 1;
-    if (seconds <= 0 || seconds > 60 || threads < 1 || threads > 256) return 2;
-    struct job *jobs = calloc((size_t)threads, sizeof *jobs);
-    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
+  if (argc >= 5 && !strcmp(argv[1], "solve")) {
+    choose();
+    int count = atoi(argv[3]), bits = atoi(argv[4]), threads = argc > 5 ? atoi(argv[5]) : 1;
+    if (threads > count) threads = count;
+    if (threads > 64) threads = 64;
+    uint32_t *nonces = calloc((size_t)count, sizeof *nonces);
+    pthread_t t[64];
+    struct job jobs[64];
     double start = now();
-    for (int t = 0; t < threads; t++) {
-      jobs[t] = (struct job){NULL, 0, t, threads, 0, NULL, 0, start + seconds};
-      pthread_create(&tids[t], NULL, rate_loop, &jobs[t]);
+    for (int k = 0; k < threads; k++) {
+      jobs[k] = (struct job){.id = argv[2], .bits = bits, .first = k, .step = threads, .count = count, .nonces = nonces};
+      pthread_create(&t[k], NULL, solve_stripe, &jobs[k]);
     }
-    unsigned long long hashes = 0;
-    for (int t = 0; t < threads; t++) { pthread_join(tids[t], NULL); hashes += jobs[t].hashes; }
-    printf("rate %.0f\n", hashes / (now() - start));
+    unsigned long long attempts = 0;
+    for (int k = 0; k < threads; k++) { pthread_join(t[k], NULL); attempts += jobs[k].attempts; }
+    for (int i = 0; i < count; i++) printf(i ? ",%u" : "%u", nonces[i]);
+    printf("\n");
+    fprintf(stderr, "attempts %llu seconds %.4f engine %s\n", attempts, now() - start, chosen->name);
     return 0;
   }
   fprintf(stderr, "usage: native-solver solve <id> <count> <bits> [threads] | rate <seconds> [threads]\n");

@@ -8,6 +8,7 @@ import { siteByKey, type SiteView } from './sites.ts';
 import { testSitekeyKind, type TestSitekeyKind } from './test-keys.ts';
 import { newTokenId, sealToken, TOKEN_TTL_MS, type TokenKind } from './tokens.ts';
 import type { ChallengeEvents } from '../analytics/counter.ts';
+import type { Redeem } from './work.ts';
 
 /** What the challenge flows need from the service. */
 export interface CaptchaDeps {
@@ -46,6 +47,12 @@ export interface AdmittedSite {
  * Store failures (Redis down) become 503 in the documented shape; the caller decides
  * nothing else from them. Challenge routes never succeed without their state.
  */
+/** The spent-token store's SET NX, as proofs of work redeem through it. */
+export const redeemIn =
+  (deps: CaptchaDeps): Redeem =>
+  (id, ttlMs) =>
+    deps.stores.spentTokens.redeem(id, ttlMs);
+
 export async function guardStore<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;

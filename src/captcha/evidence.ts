@@ -1,6 +1,6 @@
 import type { Stores } from '../stores/index.ts';
 import { clientKey, networkKey, wideNetworkKey } from '../net/client-key.ts';
-import type { WorkSize } from './work.ts';
+import { ATTEMPT_IN_HASHES_LOG2, type WorkSize } from './work.ts';
 
 /**
  * Server-observed evidence about a challenge request, and what it costs.
@@ -42,16 +42,17 @@ const TEN_MINUTES = 600_000;
 const HOUR = 3_600_000;
 
 /**
- * Per-site security level: the work every token costs before any evidence is counted. Sized
- * against the widget's SIMD search and the attacker's best native solver (AVX-512), so that
- * `default` stays under a second for a person on two cores while a native bot pays at least
- * 0.3 CPU-seconds (figures in bench/README.md, from bench/adversary.ts).
+ * Per-site security level: the work every token costs before any evidence is counted, in
+ * attempts of the walk (pow/walk.ts; about 0.1 ms of a native core each, and about the same
+ * in the widget's worker). `default` asks 4,096 attempts: about 0.4 CPU-seconds of a native
+ * bot, and a quarter to half a second for a person on two cores (figures in bench/README.md,
+ * from bench/adversary.ts). Eight puzzles keep the check at one run of walk.wat's eight lanes.
  */
 export type SecurityLevel = 'low' | 'default' | 'high';
 export const SECURITY_LEVELS: Record<SecurityLevel, WorkSize> = {
-  low: { count: 48, bits: 15 },
-  default: { count: 48, bits: 18 },
-  high: { count: 48, bits: 20 },
+  low: { count: 8, bits: 7 },
+  default: { count: 8, bits: 9 },
+  high: { count: 8, bits: 11 },
 };
 /** The no-image path costs this many more bits than the image path's work (4×). */
 export const NO_IMAGE_EXTRA_BITS = 2;
@@ -215,7 +216,8 @@ export function extraBits(ev: Evidence, telemetry?: Telemetry): { bits: number; 
 
 /**
  * The work for a request: the level's size (raised to the site's explicit minimum of
- * `2^minWorkBits` expected hashes, if set) plus the evidence's extra bits.
+ * `2^minWorkBits` expected SHA-256 hashes' worth, if set: an attempt counts as
+ * 2^{@link ATTEMPT_IN_HASHES_LOG2} hashes) plus the evidence's extra bits.
  */
 export function workSize(
   level: SecurityLevel,
@@ -225,7 +227,7 @@ export function workSize(
 ): WorkSize {
   const base = { ...SECURITY_LEVELS[level] };
   if (minWorkBits !== null) {
-    while (base.count * 2 ** base.bits < 2 ** minWorkBits) base.bits++;
+    while (base.count * 2 ** base.bits < 2 ** (minWorkBits - ATTEMPT_IN_HASHES_LOG2)) base.bits++;
   }
   return { count: base.count, bits: base.bits + extraBits(ev, telemetry).bits };
 }

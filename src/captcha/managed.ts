@@ -4,6 +4,7 @@ import {
   countIssued,
   guardStore,
   issueToken,
+  redeemIn,
   type AdmittedSite,
   type BrowserRequest,
   type CaptchaDeps,
@@ -23,10 +24,10 @@ import {
 import { DIRECT_CHALLENGE_THRESHOLD, PASS_THRESHOLD, scoreEvidence } from './risk.ts';
 import { createV1, type V1View } from './v1.ts';
 import {
-  checkWork,
   issueWork,
   openTicket,
-  spendWork,
+  redeemWork,
+  refusalOf,
   type WorkFailure,
   type WorkPurpose,
   type WorkView,
@@ -141,21 +142,27 @@ export async function verifyManaged(
   const opened = await openProof(deps, proof, req, ['v2']);
   if (opened.claims.id !== id) throw notFound('Challenge');
   const { admitted, claims } = opened;
-  const checked = checkWork(
-    deps.tokenKey,
-    { ticket: proof.work, solutions: proof.solutions },
-    { site: claims.site, purposes: ['v2'], bind: '', now },
+  const checked = await guardStore(
+    redeemWork(
+      deps.tokenKey,
+      redeemIn(deps),
+      { ticket: proof.work, solutions: proof.solutions },
+      {
+        site: claims.site,
+        purposes: ['v2'],
+        bind: '',
+        now,
+      },
+    ),
   );
   if (!checked.ok) {
-    deps.events?.record(claims.site, 'refused', checked.reason === 'expired' ? 'expired' : 'invalid_proof');
+    deps.events?.record(claims.site, 'refused', refusalOf(checked.reason));
     if (checked.reason === 'bad-solution') {
       await guardStore(recordFailure(deps.stores, claims.site, req));
       return { success: false, error: 'invalid-proof', attempts_left: 0 };
     }
     refuse(checked.reason);
   }
-  if (!(await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), claims, now))))
-    throw notFound('Challenge');
   await guardStore(recordRedeemed(deps.stores, claims.site, req));
   const envOk = checkEnv(deps.tokenKey, claims.env, proof.env);
   const { score } = scoreEvidence({
@@ -229,20 +236,27 @@ export async function issueScoreToken(
       }),
     };
   }
-  const checked = checkWork(
-    deps.tokenKey,
-    { ticket: input.work, solutions: input.solutions },
-    { site: admitted.site.sitekey, purposes: ['v3'], bind: '', now },
+  const checked = await guardStore(
+    redeemWork(
+      deps.tokenKey,
+      redeemIn(deps),
+      { ticket: input.work, solutions: input.solutions },
+      {
+        site: admitted.site.sitekey,
+        purposes: ['v3'],
+        bind: '',
+        now,
+        action: input.action,
+        cdata,
+      },
+    ),
   );
   if (!checked.ok) {
-    deps.events?.record(admitted.site.sitekey, 'refused', checked.reason === 'expired' ? 'expired' : 'invalid_proof');
+    deps.events?.record(admitted.site.sitekey, 'refused', refusalOf(checked.reason));
     if (checked.reason === 'bad-solution') await guardStore(recordFailure(deps.stores, admitted.site.sitekey, req));
-    refuse(checked.reason === 'expired' ? 'expired' : checked.reason);
+    refuse(checked.reason);
   }
   const claims = checked.claims;
-  if (claims.action !== input.action || claims.cdata !== cdata) refuse('wrong-binding');
-  if (!(await guardStore(spendWork((k, ttl) => deps.stores.spentTokens.redeem(k, ttl), claims, now))))
-    throw notFound('Challenge');
   await guardStore(recordRedeemed(deps.stores, admitted.site.sitekey, req));
   const { score } = scoreEvidence({
     evidence: unpackEvidence(claims.ev),

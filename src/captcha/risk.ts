@@ -1,6 +1,6 @@
 import type { Evidence, Telemetry } from './evidence.ts';
 import { PACE } from './evidence.ts';
-import { expectedHashes, type WorkSize } from './work.ts';
+import { expectedAttempts, type WorkSize } from './work.ts';
 
 /**
  * The score sealed into v2 and v3 tokens, from evidence. Same direction as reCAPTCHA v3:
@@ -12,7 +12,7 @@ import { expectedHashes, type WorkSize } from './work.ts';
  * | (base)            | every request                                                     |      +0.10 |
  * | `env_proof`       | the per-challenge environment program answered right (env-proof.ts) | +0.50 |
  * | `work`            | a proof of the asked size redeemed                                |      +0.30 |
- * | `work_too_fast`   | solved faster than {@link BROWSER_MAX_RATE} hashes/s allows       |      -0.30 |
+ * | `work_too_fast`   | solved faster than {@link BROWSER_MAX_RATE} attempts/s allows     |      -0.30 |
  * | `webdriver`       | telemetry: navigator.webdriver is true                            |      -0.60 |
  * | `ua_headless`     | User-Agent says headless                                          |      -0.40 |
  * | `ua_automation`   | User-Agent names an automation tool, library or bot               |      -0.40 |
@@ -43,8 +43,8 @@ export interface RiskScore {
   reasons: string[];
 }
 
-/** Hashes per second beyond any browser (16 workers of the widget's SIMD search at 12.5 M a second each). */
-export const BROWSER_MAX_RATE = 200_000_000;
+/** Attempts per second beyond any browser: 16 workers at twice this machine's 10,000 a second each (walk.wat). */
+export const BROWSER_MAX_RATE = 320_000;
 /** Without a right environment proof the score is capped here. */
 export const NO_ENV_CAP = 0.1;
 /**
@@ -71,7 +71,7 @@ export function scoreEvidence(s: ScoreSignals): RiskScore {
   if (s.envOk) apply('env_proof', 50);
   if (s.work) {
     apply('work', 30);
-    if (s.work.elapsedMs * BROWSER_MAX_RATE < expectedHashes(s.work.size) * 1000) apply('work_too_fast', -30);
+    if (s.work.elapsedMs * BROWSER_MAX_RATE < expectedAttempts(s.work.size) * 1000) apply('work_too_fast', -30);
   }
   const t = s.telemetry;
   if (t?.webdriver === true) apply('webdriver', -60);

@@ -1,13 +1,17 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { walkWasm } from '../../pow/compile.ts';
+import { instantiateWalk, MAX_NONCE, passes, puzzleKey, WALK } from '../../pow/walk.ts';
+import type { RefusalReason } from '../analytics/counter.ts';
 import { pooledRandomBytes } from './random-bytes.ts';
 import { subkey } from './subkeys.ts';
 
 /**
- * Proof of work in many small sub-puzzles (Cap's layout): a challenge of `count` puzzles,
- * each asking for a decimal nonce such that SHA-256 of the UTF-8 bytes of `${id}.${i}:${nonce}`
- * (i = 0..count-1) starts with `bits` zero bits. Expected work is count × 2^bits hashes; the
+ * Proof of work in a few sub-puzzles (Cap's layout): a challenge of `count` puzzles, each
+ * asking for a decimal nonce whose attempt of the walk (pow/walk.ts) under the puzzle's key
+ * (from `id` and i = 0..count-1) passes `bits`. Expected work is count × 2^bits attempts; the
  * solve time is a sum of `count` independent geometric variables, so its spread shrinks with
- * 1/sqrt(count): at 32 puzzles a person's 95th percentile is about 1.3 × the median.
+ * 1/sqrt(count). Checking a proof costs `count` attempts (eight at a time), so `count` stays
+ * small: at 8 puzzles one check is about a millisecond of CPU.
  *
  * The challenge travels as a ticket the server signed (HMAC-SHA-256 under a key derived from
  * TOKEN_KEY): nothing is stored when it is issued, the client cannot change its size, its
@@ -18,7 +22,12 @@ import { subkey } from './subkeys.ts';
 /** How long a work ticket may be redeemed after issue. */
 export const WORK_TTL_MS = 180_000;
 /** Bounds of a ticket: never more puzzles or bits than these, whatever the evidence says. */
-export const WORK_LIMITS = { maxCount: 128, maxBits: 26, minBits: 1, ticketLength: 2048 } as const;
+export const WORK_LIMITS = { maxCount: 16, maxBits: 24, minBits: 1, ticketLength: 2048 } as const;
+/**
+ * What an attempt of the walk costs a native solver, in SHA-256 hashes (log2): about 3,000
+ * (bench/adversary.ts). A site's `min_work_bits` is a floor in hashes; it is converted with this.
+ */
+export const ATTEMPT_IN_HASHES_LOG2 = 12;
 
 /** What a ticket is for; a ticket redeems only where its purpose is expected. */
 export type WorkPurpose = 'v1' | 'v1-no-image' | 'v2' | 'v3';
@@ -62,6 +71,13 @@ export interface WorkView {
 
 export type WorkFailure =
   'malformed' | 'forged' | 'expired' | 'wrong-site' | 'wrong-purpose' | 'wrong-binding' | 'bad-solution' | 'replayed';
+/** How the console counts a refused proof. */
+export function refusalOf(reason: WorkFailure): RefusalReason {
+  return reason === 'expired' ? 'expired' : reason === 'replayed' ? 'duplicate' : 'invalid_proof';
+}
+
+/** Takes a ticket's id once: true for exactly one caller (the spent-token store's SET NX). */
+export type Redeem = (id: string, ttlMs: number) => Promise<boolean>;
 export type WorkResult = { ok: true; claims: WorkClaims; elapsedMs: number } | { ok: false; reason: WorkFailure };
 
 const workKey = (tokenKey: Buffer) => subkey(tokenKey, 'work-ticket');
@@ -148,17 +164,32 @@ export function openTicket(
   }
 }
 
-const noncePattern = /^\d{1,16}$/;
+const noncePattern = /^\d{1,10}$/;
+
+/** The server's instance of walk.wat (compiled when this module loads). */
+const walk = await instantiateWalk(await walkWasm());
+if (!walk) throw new Error('WebAssembly is required to check proofs of work');
 
 /**
- * Checks a proof without spending it: signature, expiry, site, purpose, binding, then every
- * nonce. `solutions` is the nonces joined by commas, in puzzle order.
+ * Redeems a proof: the ticket's cheap checks (signature, expiry, site, purpose, binding, the
+ * shape of the nonces), then the ticket is spent, then the nonces' attempts are run. A ticket
+ * is spent before its attempts run, so each costs the server its attempts at most once, and a
+ * proof answers exactly one request. `solutions` is the nonces joined by commas, in puzzle order.
  */
-export function checkWork(
+export async function redeemWork(
   tokenKey: Buffer,
+  redeem: Redeem,
   proof: { ticket?: unknown; solutions?: unknown },
-  expect: { site: string; purposes: readonly WorkPurpose[]; bind: string; now: number },
-): WorkResult {
+  expect: {
+    site: string;
+    purposes: readonly WorkPurpose[];
+    bind: string;
+    now: number;
+    /** When given, the action and cdata the ticket must carry. */
+    action?: string | null;
+    cdata?: string | null;
+  },
+): Promise<WorkResult> {
   const opened = openTicket(tokenKey, proof.ticket);
   if (!opened.ok) return opened;
   const c = opened.claims;
@@ -166,71 +197,55 @@ export function checkWork(
   if (c.site !== expect.site) return { ok: false, reason: 'wrong-site' };
   if (!expect.purposes.includes(c.purpose)) return { ok: false, reason: 'wrong-purpose' };
   if (c.bind !== expect.bind) return { ok: false, reason: 'wrong-binding' };
-  if (typeof proof.solutions !== 'string' || proof.solutions.length > c.count * 17)
-    return { ok: false, reason: 'bad-solution' };
-  const nonces = proof.solutions.split(',');
-  if (nonces.length !== c.count) return { ok: false, reason: 'bad-solution' };
-  for (let i = 0; i < c.count; i++) {
-    const nonce = nonces[i];
-    if (!noncePattern.test(nonce) || leadingZeroBits(puzzleHash(c.id, i, nonce)) < c.bits)
-      return { ok: false, reason: 'bad-solution' };
-  }
+  if (expect.action !== undefined && c.action !== expect.action) return { ok: false, reason: 'wrong-binding' };
+  if (expect.cdata !== undefined && c.cdata !== expect.cdata) return { ok: false, reason: 'wrong-binding' };
+  const nonces = parseNonces(proof.solutions, c.count);
+  if (!nonces) return { ok: false, reason: 'bad-solution' };
+  if (!(await redeem(`work:${c.id}`, Math.max(1_000, c.exp - expect.now + 1_000))))
+    return { ok: false, reason: 'replayed' };
+  if (!solutionsPass(c, nonces)) return { ok: false, reason: 'bad-solution' };
   return { ok: true, claims: c, elapsedMs: Math.max(0, expect.now - c.iat) };
 }
 
-/** Spends a checked proof: true for exactly one caller (the spent-token store's SET NX). */
-export async function spendWork(
-  redeem: (id: string, ttlMs: number) => Promise<boolean>,
-  claims: WorkClaims,
-  now: number,
-): Promise<boolean> {
-  return redeem(`work:${claims.id}`, Math.max(1_000, claims.exp - now + 1_000));
+/** The nonces of a proof, or undefined unless there are exactly `count` decimal u32s. */
+function parseNonces(solutions: unknown, count: number): number[] | undefined {
+  if (typeof solutions !== 'string' || solutions.length > count * 11) return undefined;
+  const parts = solutions.split(',');
+  if (parts.length !== count || !parts.every((n) => noncePattern.test(n) && Number(n) <= MAX_NONCE)) return undefined;
+  return parts.map(Number);
 }
 
-/** Expected hashes of a challenge of this size. */
-export function expectedHashes(size: WorkSize): number {
+/** Whether every puzzle's nonce passes: the attempts run eight at a time. */
+export function solutionsPass(claims: Pick<WorkClaims, 'id' | 'bits'>, nonces: readonly number[]): boolean {
+  for (let first = 0; first < nonces.length; first += WALK.lanes) {
+    const batch = nonces
+      .slice(first, first + WALK.lanes)
+      .map((nonce, k) => ({ key: puzzleKey(claims.id, first + k), nonce }));
+    if (!walk!.results(batch).every((r) => passes(r, claims.bits))) return false;
+  }
+  return true;
+}
+
+/** Expected attempts of a challenge of this size. */
+export function expectedAttempts(size: WorkSize): number {
   return size.count * 2 ** size.bits;
 }
 
-/** Number of leading zero bits in `buf`. */
-export function leadingZeroBits(buf: Uint8Array): number {
-  let bits = 0;
-  for (const byte of buf) {
-    if (byte === 0) {
-      bits += 8;
-      continue;
-    }
-    return bits + Math.clz32(byte) - 24;
-  }
-  return bits;
-}
-
-/** SHA-256 of `${id}.${i}:${nonce}`. */
-export function puzzleHash(id: string, i: number, nonce: string): Buffer {
-  return createHash('sha256').update(`${id}.${i}:${nonce}`, 'utf8').digest();
-}
-
 /**
- * Solves every puzzle natively, counting nonces up from 0 (what a bot on a server does; tests
- * and the benchmark use it). Returns the solutions string and the hashes tried.
+ * Solves every puzzle, counting nonces up from 0 (what a bot on a server does with our own
+ * code; tests use it). Returns the solutions string and the attempts made.
  */
-export function solveWork(view: Pick<WorkView, 'id' | 'count' | 'bits'>): { solutions: string; hashes: number } {
-  const out: string[] = [];
-  let hashes = 0;
+export function solveWork(view: Pick<WorkView, 'id' | 'count' | 'bits'>): { solutions: string; attempts: number } {
+  const out: number[] = [];
+  let attempts = 0;
   for (let i = 0; i < view.count; i++) {
-    const prefix = `${view.id}.${i}:`;
-    for (let n = 0; ; n++) {
-      hashes++;
-      const h = createHash('sha256')
-        .update(prefix + n, 'utf8')
-        .digest();
-      if (leadingZeroBits(h) >= view.bits) {
-        out.push(String(n));
-        break;
-      }
-    }
+    const key = puzzleKey(view.id, i);
+    let found = -1;
+    for (let start = 0; found < 0; start += WALK.lanes * 64) found = walk!.search(key, view.bits, start, 64);
+    out.push(found);
+    attempts += found + 1;
   }
-  return { solutions: out.join(','), hashes };
+  return { solutions: out.join(','), attempts };
 }
 
 function clamp(n: number, lo: number, hi: number): number {

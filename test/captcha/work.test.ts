@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHmac, randomBytes } from 'node:crypto';
-import { checkWork, issueWork, openTicket, solveWork, spendWork, WORK_TTL_MS } from '../../src/captcha/work.ts';
+import { issueWork, openTicket, redeemWork, solveWork, WORK_TTL_MS } from '../../src/captcha/work.ts';
 import { subkey } from '../../src/captcha/subkeys.ts';
 import { extraBits, observe, workSize, PACE, type Evidence } from '../../src/captcha/evidence.ts';
 import {
@@ -23,51 +23,63 @@ const issue = (over: Partial<Parameters<typeof issueWork>[1]> = {}) =>
   issueWork(key, { site: 'sk_a', purpose: 'v3', bind: '', size: { count: 8, bits: 6 }, now, ...over });
 const expect_ = { site: 'sk_a', purposes: ['v3'] as const, bind: '', now: now + 1000 };
 
+/** A spent-token set, and how often it was asked (each ask is before the attempts run). */
+function spentSet() {
+  const spent = new Set<string>();
+  const store = { asked: 0, redeem: async (id: string) => (store.asked++, !spent.has(id) && !!spent.add(id)) };
+  return store;
+}
+
 describe('work tickets', () => {
   it('accepts a right proof once', async () => {
     const view = issue();
     const proof = { ticket: view.ticket, solutions: solveWork(view).solutions };
-    const checked = checkWork(key, proof, expect_);
-    expect(checked).toMatchObject({ ok: true, elapsedMs: 1000 });
-    const spent = new Set<string>();
-    const redeem = async (id: string) => !spent.has(id) && !!spent.add(id);
-    if (!checked.ok) throw new Error('expected a valid proof');
-    expect(await spendWork(redeem, checked.claims, now)).toBe(true);
-    expect(await spendWork(redeem, checked.claims, now)).toBe(false);
+    const store = spentSet();
+    expect(await redeemWork(key, store.redeem, proof, expect_)).toMatchObject({ ok: true, elapsedMs: 1000 });
+    expect(await redeemWork(key, store.redeem, proof, expect_)).toEqual({ ok: false, reason: 'replayed' });
   });
 
-  it('refuses a proof for another site, purpose or binding, an expired one and a forged one', () => {
-    const view = issue({ bind: 'challenge-1', purpose: 'v1' });
+  it('refuses a proof for another site, purpose, binding, action or cdata, an expired one and a forged one, before spending it', async () => {
+    const view = issue({ bind: 'challenge-1', purpose: 'v1', action: 'login', cdata: null });
     const proof = { ticket: view.ticket, solutions: solveWork(view).solutions };
     const base = { ...expect_, purposes: ['v1'] as const, bind: 'challenge-1' };
-    expect(checkWork(key, proof, base).ok).toBe(true);
-    expect(checkWork(key, proof, { ...base, site: 'sk_b' })).toEqual({ ok: false, reason: 'wrong-site' });
-    expect(checkWork(key, proof, { ...base, purposes: ['v3'] })).toEqual({ ok: false, reason: 'wrong-purpose' });
-    expect(checkWork(key, proof, { ...base, bind: 'challenge-2' })).toEqual({ ok: false, reason: 'wrong-binding' });
-    expect(checkWork(key, proof, { ...base, now: now + WORK_TTL_MS })).toEqual({ ok: false, reason: 'expired' });
+    const store = spentSet();
+    const check = (over: Partial<Parameters<typeof redeemWork>[3]>, p: typeof proof = proof, k = key) =>
+      redeemWork(k, store.redeem, p, { ...base, ...over });
+    expect(await check({ site: 'sk_b' })).toEqual({ ok: false, reason: 'wrong-site' });
+    expect(await check({ purposes: ['v3'] })).toEqual({ ok: false, reason: 'wrong-purpose' });
+    expect(await check({ bind: 'challenge-2' })).toEqual({ ok: false, reason: 'wrong-binding' });
+    expect(await check({ action: 'signup' })).toEqual({ ok: false, reason: 'wrong-binding' });
+    expect(await check({ cdata: 'x' })).toEqual({ ok: false, reason: 'wrong-binding' });
+    expect(await check({ now: now + WORK_TTL_MS })).toEqual({ ok: false, reason: 'expired' });
     // Another key, or a payload changed to ask for less work, fails the signature.
-    expect(checkWork(randomBytes(32), proof, base)).toEqual({ ok: false, reason: 'forged' });
+    expect(await check({}, proof, randomBytes(32))).toEqual({ ok: false, reason: 'forged' });
     const [payload, mac] = view.ticket.split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     claims[5] = 1;
     const cheaper = `${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${mac}`;
-    expect(checkWork(key, { ...proof, ticket: cheaper }, base)).toEqual({ ok: false, reason: 'forged' });
+    expect(await check({}, { ...proof, ticket: cheaper })).toEqual({ ok: false, reason: 'forged' });
+    expect(store.asked).toBe(0);
+    expect(await check({ action: 'login' })).toMatchObject({ ok: true });
   });
 
-  it('refuses missing, short and wrong solutions', () => {
+  it('refuses missing, short, out-of-range and wrong solutions; a wrong one spends its ticket', async () => {
     const view = issue();
     const good = solveWork(view).solutions.split(',');
-    expect(checkWork(key, { ticket: view.ticket }, expect_)).toEqual({ ok: false, reason: 'bad-solution' });
-    expect(checkWork(key, { ticket: view.ticket, solutions: good.slice(1).join(',') }, expect_)).toEqual({
-      ok: false,
-      reason: 'bad-solution',
-    });
-    const bad = [...good];
-    bad[3] = 'x1';
-    expect(checkWork(key, { ticket: view.ticket, solutions: bad.join(',') }, expect_)).toEqual({
-      ok: false,
-      reason: 'bad-solution',
-    });
+    const store = spentSet();
+    const check = (solutions?: string) => redeemWork(key, store.redeem, { ticket: view.ticket, solutions }, expect_);
+    expect(await check()).toEqual({ ok: false, reason: 'bad-solution' });
+    expect(await check(good.slice(1).join(','))).toEqual({ ok: false, reason: 'bad-solution' });
+    expect(await check([...good.slice(1), '4294967296'].join(','))).toEqual({ ok: false, reason: 'bad-solution' });
+    expect(await check([...good.slice(1), 'x1'].join(','))).toEqual({ ok: false, reason: 'bad-solution' });
+    expect(store.asked).toBe(0);
+    // Shaped right but wrong: the ticket is spent first, so its attempts run once.
+    const wrong = [...good];
+    wrong[3] = String(Number(good[3]) + 1);
+    const first = await check(wrong.join(','));
+    expect(first.ok || first.reason).toBe('bad-solution');
+    expect(await check(good.join(','))).toEqual({ ok: false, reason: 'replayed' });
+    expect(store.asked).toBe(2);
   });
 });
 
@@ -147,11 +159,11 @@ const calm: Evidence = {
 
 describe('evidence sets the work', () => {
   it('adds one bit per doubling of the rate above a person’s pace, per client and per network', () => {
-    expect(workSize('default', null, calm)).toEqual({ count: 48, bits: 18 });
-    expect(workSize('default', null, { ...calm, clientRate: PACE.client * 2 }).bits).toBe(19);
-    expect(workSize('default', null, { ...calm, clientRate: PACE.client * 8 }).bits).toBe(21);
-    expect(workSize('default', null, { ...calm, networkRate: 30 }).bits).toBe(20);
-    expect(workSize('default', null, { ...calm, networkRate: 120 }).bits).toBe(22);
+    expect(workSize('default', null, calm)).toEqual({ count: 8, bits: 9 });
+    expect(workSize('default', null, { ...calm, clientRate: PACE.client * 2 }).bits).toBe(10);
+    expect(workSize('default', null, { ...calm, clientRate: PACE.client * 8 }).bits).toBe(12);
+    expect(workSize('default', null, { ...calm, networkRate: 30 }).bits).toBe(11);
+    expect(workSize('default', null, { ...calm, networkRate: 120 }).bits).toBe(13);
   });
 
   it('telemetry only raises the work', () => {
@@ -167,7 +179,7 @@ describe('evidence sets the work', () => {
     let last: Evidence | undefined;
     for (let i = 1; i <= 30; i++) last = await observe(stores, 'sk_a', { ip: `198.51.100.${i}`, ...ua }, now);
     expect(last).toMatchObject({ clientRate: 1, networkRate: 30, wideRate: 30 });
-    expect(workSize('default', null, last!).bits).toBeGreaterThan(18);
+    expect(workSize('default', null, last!).bits).toBeGreaterThan(9);
     for (let i = 1; i <= 60; i++)
       last = await observe(stores, 'sk_b', { ip: `2001:db8:7:${i.toString(16)}::1`, ...ua }, now);
     // A new /64 each time: each address is calm, its /48 is not.
@@ -192,20 +204,21 @@ describe('evidence sets the work', () => {
     // A site that saw a few challenges a minute, now 120 a minute from 120 networks.
     const spread: Evidence = { ...calm, siteRate: 120, siteBaseline: 3 + 120 / 60 };
     expect(extraBits(spread).reasons).toContain('site_surge+3');
-    expect(workSize('default', null, spread).bits).toBe(21);
+    expect(workSize('default', null, spread).bits).toBe(12);
     // A busy site at its usual pace is no surge.
     expect(extraBits({ ...calm, siteRate: 600, siteBaseline: 580 }).reasons).toEqual([]);
   });
 
   it('sets explicit floors and levels', () => {
-    expect(workSize('low', null, calm)).toEqual({ count: 48, bits: 15 });
-    expect(workSize('high', null, calm)).toEqual({ count: 48, bits: 20 });
-    expect(workSize('low', 24, calm)).toEqual({ count: 48, bits: 19 });
+    expect(workSize('low', null, calm)).toEqual({ count: 8, bits: 7 });
+    expect(workSize('high', null, calm)).toEqual({ count: 8, bits: 11 });
+    // A floor of 2^24 hashes' worth: 2^12 attempts of the walk.
+    expect(workSize('low', 24, calm)).toEqual({ count: 8, bits: 9 });
   });
 });
 
 describe('score from evidence', () => {
-  const work = { size: { count: 48, bits: 18 }, elapsedMs: 900 };
+  const work = { size: { count: 8, bits: 9 }, elapsedMs: 900 };
   it('reaches 0.9 only with the environment proof and the work, and never above 0.1 without the proof', () => {
     expect(
       scoreEvidence({ evidence: calm, envOk: true, work, telemetry: { interactions: 3, timeOnPageMs: 5000 } }).score,
@@ -224,7 +237,7 @@ describe('score from evidence', () => {
   });
   it('notices work done faster than a browser can', () => {
     expect(
-      scoreEvidence({ evidence: calm, envOk: true, work: { size: { count: 48, bits: 20 }, elapsedMs: 10 } }).reasons,
+      scoreEvidence({ evidence: calm, envOk: true, work: { size: { count: 8, bits: 11 }, elapsedMs: 10 } }).reasons,
     ).toContain('work_too_fast');
   });
 });

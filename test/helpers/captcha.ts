@@ -4,10 +4,9 @@ import { createKeyedUser } from './services.ts';
 import { request, type JsonResponse } from './http.ts';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { instantiateSearch, NONCES_PER_ROUND, PREFIX_AT } from '../../widget/pow/search.ts';
-import { searchWasm } from '../../widget/pow/compile.ts';
+import { walkWasm } from '../../pow/compile.ts';
 import { formatAnswer, openValues } from '../../src/captcha/env-proof.ts';
-import { openTicket } from '../../src/captcha/work.ts';
+import { openTicket, solveWork } from '../../src/captcha/work.ts';
 
 /** A registered site with its one-time secret, owned by a fresh user. */
 export async function createTestSite(
@@ -46,42 +45,31 @@ export async function siteverify(
   return request(`${base}${path}`, { method: 'POST', json: body });
 }
 
-// The widget's own search (widget/pow/sha256-search.wat) runs in Node too: tests solve at
-// the widget's speed, several times Node crypto's, so real prices stay cheap to test.
-const searchBytes = await searchWasm();
-const search = (await instantiateSearch(searchBytes))!;
-
-/** Solves every puzzle with the SIMD search, counting nonces up from 0 (the first that passes). */
-function solveAll(w: { id: string; count: number; bits: number }): string {
-  const out: number[] = [];
-  for (let i = 0; i < w.count; i++) {
-    const prefix = new TextEncoder().encode(`${w.id}.${i}:`);
-    let found = -1;
-    for (let start = 0; found < 0; start += NONCES_PER_ROUND * 65_536)
-      found = search.search(prefix, w.bits, start, 65_536);
-    out.push(found);
-  }
-  return out.join(',');
-}
-
-/** Solves a work challenge (as a bot on a server would): the fields a proof carries. */
+/** Solves a work challenge (as a bot on a server would, with our own code): the fields a proof carries. */
 export function solveProof(work: { ticket: string; id: string; count: number; bits: number }): {
   work: string;
   solutions: string;
 } {
-  return { work: work.ticket, solutions: solveAll(work) };
+  return { work: work.ticket, solutions: solveWork(work).solutions };
 }
 
-/** The same search in a worker thread: the module's bytes and the puzzles (i = first, first + step, ...) in, their nonces out. */
+const walkBytes = await walkWasm();
+
+/** The widget's walk.wat in a worker thread: the puzzles (i = first, first + step, ...) in, their nonces out. */
 const solverThread = `
 const { parentPort, workerData: w } = require('node:worker_threads');
 const { exports: x } = new WebAssembly.Instance(new WebAssembly.Module(w.bytes));
+const words = new Uint32Array(x.memory.buffer, 0, 80);
+const bytes = atob(w.id.replace(/-/g, '+').replace(/_/g, '/'));
 const out = [];
 for (let i = w.first; i < w.count; i += w.step) {
-  const prefix = new TextEncoder().encode(w.id + '.' + i + ':');
-  new Uint8Array(x.memory.buffer, ${PREFIX_AT}, prefix.length).set(prefix);
+  const key = new Uint32Array(8);
+  for (let b = 0; b < 16; b++) key[b >> 2] |= bytes.charCodeAt(b) << ((b & 3) * 8);
+  key[4] = i;
+  key[5] = ${0x77616c6b};
+  for (let l = 0; l < 8; l++) words.set(key, l * 8);
   let found = -1;
-  for (let start = 0; found < 0; start += ${NONCES_PER_ROUND} * 65536) found = x.solve(prefix.length, w.bits, start, 65536);
+  for (let start = 0; found < 0; start += 8 * 64) found = x.search(w.bits, start, 64);
   out.push([i, found]);
 }
 parentPort.postMessage(out);
@@ -105,7 +93,7 @@ export async function solveProofAsync(work: {
     new Promise<void>((resolve, reject) => {
       const worker = new Worker(solverThread, {
         eval: true,
-        workerData: { id: work.id, count: work.count, bits: work.bits, bytes: searchBytes, first, step: THREADS },
+        workerData: { id: work.id, count: work.count, bits: work.bits, bytes: walkBytes, first, step: THREADS },
       });
       worker.once('message', (found: Array<[number, number]>) => {
         for (const [i, n] of found) nonces[i] = n;

@@ -229,7 +229,7 @@ describe('v2 managed challenge', () => {
     expect(res.body).toMatchObject({
       outcome: 'pow',
       challenge: expect.any(String),
-      work: { count: 48, bits: 18, env: { probe: { s: expect.any(Object), c: expect.any(Array) } } },
+      work: { count: 8, bits: 9, env: { probe: { s: expect.any(Object), c: expect.any(Array) } } },
     });
     const { work } = res.body;
     const proof = { ...(await solveProofAsync(work)), env: envAnswerFor(services, work), telemetry: human };
@@ -281,7 +281,7 @@ describe('v2 managed challenge', () => {
       kind: 'v1',
       attempts_left: 3,
       asset_url: expect.stringContaining('/asset'),
-      work: { count: 48 },
+      work: { count: 8 },
     });
   });
 

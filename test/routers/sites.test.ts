@@ -100,11 +100,11 @@ describe('sites procedures on /trpc', () => {
           json: { sitekey: data.sitekey, action: 'x' },
         })
       ).body.challenge;
-    expect(await bits()).toMatchObject({ count: 48, bits: 15 });
+    expect(await bits()).toMatchObject({ count: 8, bits: 7 });
     await api.sites.update.mutate({ sitekey: data.sitekey, security_level: 'high' });
-    expect(await bits()).toMatchObject({ count: 48, bits: 20 });
+    expect(await bits()).toMatchObject({ count: 8, bits: 11 });
     await api.sites.update.mutate({ sitekey: data.sitekey, min_work_bits: 27 });
-    expect(await bits()).toMatchObject({ count: 48, bits: 22 });
+    expect(await bits()).toMatchObject({ count: 8, bits: 12 });
     const err = await api.sites.update.mutate({ sitekey: data.sitekey, security_level: 'extreme' as 'high' }).then(
       () => null,
       (e) => e,

@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Compiles WebAssembly text to its binary with wabt (the WebAssembly Binary Toolkit, built to
+ * JavaScript): at bundle time for the widget (widget/build.ts) and in Node for the server's
+ * check of proofs, tests and benchmarks. Node-only, unlike walk.ts.
+ */
+export const WALK_WAT = fileURLToPath(new URL('./walk.wat', import.meta.url));
+
+let compiled: Promise<Uint8Array<ArrayBuffer>> | undefined;
+
+/** The binary of the .wat at `file`. */
+export async function compileWat(file: string): Promise<Uint8Array<ArrayBuffer>> {
+  const { default: loadWabt } = await import('wabt');
+  const wabt = await loadWabt();
+  const parsed = wabt.parseWat(file, readFileSync(file, 'utf8'));
+  try {
+    parsed.validate();
+    return new Uint8Array(parsed.toBinary({}).buffer);
+  } finally {
+    parsed.destroy();
+  }
+}
+
+/** walk.wat's binary, compiled once per process. */
+export function walkWasm(): Promise<Uint8Array<ArrayBuffer>> {
+  compiled ??= compileWat(WALK_WAT);
+  return compiled;
+}
