@@ -1,12 +1,17 @@
 /**
- * Solving the sub-puzzles of a work challenge (src/captcha/work.ts): for puzzle i, the first
- * nonce, counting up from 0, whose attempt of the walk (pow/walk.ts) under the puzzle's key
- * passes `bits`. Shared by the worker entry (work-worker.ts) and the on-page fallback.
+ * Solving the sub-puzzles of a work challenge (src/captcha/work.ts): for puzzle i, a nonce
+ * whose attempt of the walk (pow/walk.ts) under the puzzle's key passes `bits`. Shared by the
+ * worker entry (work-worker.ts) and the on-page fallback.
  *
  * Engines: `wasm` (pow/walk.wat: the whole nonce loop in WebAssembly, eight attempts side by
  * side; what workers use) and `js` (pow/walk.ts's `attempt`, one at a time; where a page's CSP
- * forbids compiling WebAssembly, or on the page when workers are refused). Both find the same
- * nonce. Measured in bench/adversary.ts.
+ * forbids compiling WebAssembly, or on the page when workers are refused). Measured in
+ * bench/adversary.ts.
+ *
+ * Several workers share each puzzle: nonces go in blocks, block b to worker b mod workers, so
+ * every puzzle is solved by all cores at once and none sits idle while another finishes its
+ * last puzzle (a person's 95th percentile is then close to the median). Alone (one stripe) the
+ * search finds the first nonce that passes, as a bot counting up from 0 does.
  */
 import { attempt, passes, puzzleKey, WALK, type WalkModule } from '../pow/walk.ts';
 
@@ -15,42 +20,42 @@ export type Engine = 'wasm' | 'js';
 export interface SolveOptions {
   engine: Engine;
   walk?: WalkModule;
-  /** Checked between batches of attempts (a few ms each); returning true stops the search. */
+  /** This searcher's share of the nonces: blocks index, index + of, index + 2 of, ... */
+  stripe?: { index: number; of: number };
+  /** Awaited between blocks (a few ms to a few tens of ms each): where messages are read, or the page breathes. */
+  between?: () => Promise<void>;
+  /** Checked between blocks: true when another searcher solved this puzzle (the search ends with undefined). */
+  solvedElsewhere?: () => boolean;
+  /** Checked between blocks; returning true stops the search with an error. */
   cancelled?: () => boolean;
-  /** On the page: yield to the event loop every 40 ms. */
-  onPage?: boolean;
 }
 
-/** Solves puzzle `i` of challenge `id`; resolves with the nonce and the attempts it took. */
+/** Solves puzzle `i` of challenge `id`: the nonce and the attempts this searcher made, or undefined when another solved it. */
 export async function solvePuzzle(
   id: string,
   i: number,
   bits: number,
   opts: SolveOptions,
-): Promise<{ nonce: number; attempts: number }> {
+): Promise<{ nonce: number; attempts: number } | undefined> {
   const key = puzzleKey(id, i);
   const walk = opts.engine === 'wasm' ? opts.walk : undefined;
-  if (walk) {
-    // 16 rounds of eight attempts between checks for cancellation (about 15 ms).
-    const rounds = 16;
-    for (let start = 0; start < 2 ** 31 - WALK.lanes * rounds; start += WALK.lanes * rounds) {
-      const nonce = walk.search(key, bits, start, rounds);
-      if (nonce >= 0) return { nonce, attempts: nonce + 1 };
-      if (opts.cancelled?.()) throw new Error('cancelled');
+  // Blocks of 128 attempts in walk.wat, 16 in JavaScript: each some 15-25 ms on a desktop core.
+  const block = walk ? WALK.lanes * 16 : 16;
+  const { index, of } = opts.stripe ?? { index: 0, of: 1 };
+  const buffer = walk ? undefined : new Uint32Array(WALK.bufferWords);
+  let attempts = 0;
+  for (let start = index * block; start < 2 ** 31 - block; start += of * block) {
+    if (walk) {
+      const nonce = walk.search(key, bits, start, block / WALK.lanes);
+      if (nonce >= 0) return { nonce, attempts: attempts + nonce - start + 1 };
+    } else {
+      for (let nonce = start; nonce < start + block; nonce++)
+        if (passes(attempt(key, nonce, buffer), bits)) return { nonce, attempts: attempts + nonce - start + 1 };
     }
-    throw new Error('no nonce found');
-  }
-  const buffer = new Uint32Array(WALK.bufferWords);
-  let yielded = performance.now();
-  for (let nonce = 0; nonce < 2 ** 31; nonce++) {
-    if (passes(attempt(key, nonce, buffer), bits)) return { nonce, attempts: nonce + 1 };
-    if (nonce % 16 === 15) {
-      if (opts.cancelled?.()) throw new Error('cancelled');
-      if (opts.onPage && performance.now() - yielded > 40) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        yielded = performance.now();
-      }
-    }
+    attempts += block;
+    await opts.between?.();
+    if (opts.cancelled?.()) throw new Error('cancelled');
+    if (opts.solvedElsewhere?.()) return undefined;
   }
   throw new Error('no nonce found');
 }

@@ -1,8 +1,9 @@
 /**
  * Runs a work challenge's sub-puzzles across Web Workers (one per logical core, as
- * `navigator.hardwareConcurrency` reports, at most 16), each with walk.wat (pow/). Where
- * workers are refused (a CSP without `worker-src blob:`), the puzzles are solved on the page
- * with the plain-JS walk, yielding every 40 ms.
+ * `navigator.hardwareConcurrency` reports, at most 16), each with walk.wat (pow/), all of them
+ * on each puzzle in turn, in stripes of its nonces (solver.ts). Where workers are refused (a CSP
+ * without `worker-src blob:`), the puzzles are solved on the page with the plain-JS walk,
+ * yielding every 40 ms.
  */
 import { solvePuzzle, type Engine } from './solver.ts';
 
@@ -74,14 +75,16 @@ export function startWork(
   });
 
   const onPage = async () => {
+    let yielded = performance.now();
+    const between = async () => {
+      if (performance.now() - yielded < 40) return;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      yielded = performance.now();
+    };
     for (let i = 0; i < spec.count; i++) {
       if (nonces[i] !== undefined) continue;
-      const { nonce } = await solvePuzzle(spec.id, i, spec.bits, {
-        engine: 'js',
-        onPage: true,
-        cancelled: () => cancelled,
-      });
-      record(i, nonce);
+      const found = await solvePuzzle(spec.id, i, spec.bits, { engine: 'js', between, cancelled: () => cancelled });
+      if (found) record(i, found.nonce);
     }
     return finish('page');
   };
@@ -95,10 +98,8 @@ export function startWork(
           if (!cancelled) onPage().then(resolve, reject);
         };
         if (!source || typeof Worker === 'undefined') return fallBack();
-        const cores = Math.max(1, Math.min(16, opts.workers ?? (navigator.hardwareConcurrency || 2), spec.count));
+        const cores = Math.max(1, Math.min(16, opts.workers ?? (navigator.hardwareConcurrency || 2)));
         let heard = false;
-        let done = 0;
-        let engine: Engine = 'wasm';
         try {
           url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
           for (let w = 0; w < cores; w++) workers.push(new Worker(url));
@@ -114,27 +115,29 @@ export function startWork(
               reject(new Error('worker failed'));
             }
           };
-          worker.onmessage = (
-            m: MessageEvent<{ i?: number; n?: number; done?: boolean; engine?: Engine; e?: string }>,
-          ) => {
+          worker.onmessage = (m: MessageEvent<{ i?: number; n?: number; engine?: Engine; e?: string }>) => {
             heard = true;
             const d = m.data;
             if (d.e !== undefined) {
               cleanup();
               return reject(new Error(d.e));
             }
-            if (d.i !== undefined && d.n !== undefined) return record(d.i, d.n);
-            if (d.done) {
-              engine = d.engine ?? engine;
-              if (++done === workers.length) {
-                cleanup();
-                resolve(finish(engine));
-              }
+            if (d.i === undefined || d.n === undefined) return;
+            record(d.i, d.n);
+            if (solved === spec.count) {
+              cleanup();
+              return resolve(finish(d.engine ?? 'wasm'));
             }
+            for (const other of workers) if (other !== worker) other.postMessage({ solved: d.i });
           };
-          const indices: number[] = [];
-          for (let i = w; i < spec.count; i += cores) indices.push(i);
-          worker.postMessage({ id: spec.id, bits: spec.bits, indices, engine: opts.engine });
+          worker.postMessage({
+            id: spec.id,
+            bits: spec.bits,
+            count: spec.count,
+            stripe: w,
+            stripes: cores,
+            engine: opts.engine,
+          });
         });
       }),
   );

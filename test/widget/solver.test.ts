@@ -50,7 +50,7 @@ describe('widget solver (what the worker and the page fallback run)', () => {
       const id = randomBytes(16).toString('base64url');
       const key = puzzleKey(id, 3);
       const wasm = await solvePuzzle(id, 3, bits, { engine: 'wasm', walk });
-      const js = await solvePuzzle(id, 3, bits, { engine: 'js' });
+      const js = (await solvePuzzle(id, 3, bits, { engine: 'js' }))!;
       expect(wasm).toEqual(js);
       expect(passes(attempt(key, js.nonce), bits)).toBe(true);
       for (let n = 0; n < js.nonce; n++) expect(passes(attempt(key, n), bits)).toBe(false);
@@ -77,7 +77,7 @@ describe('widget solver (what the worker and the page fallback run)', () => {
     const view = issueWork(key, { site: 's', purpose: 'v3', bind: '', size: { count: 6, bits: 5 }, now: 1 });
     const nonces: number[] = [];
     for (let i = 0; i < view.count; i++)
-      nonces.push((await solvePuzzle(view.id, i, view.bits, { engine: 'wasm', walk })).nonce);
+      nonces.push((await solvePuzzle(view.id, i, view.bits, { engine: 'wasm', walk }))!.nonce);
     expect(nonces.join(',')).toBe(solveWork(view).solutions);
     const checked = await redeemWork(
       key,
@@ -86,6 +86,38 @@ describe('widget solver (what the worker and the page fallback run)', () => {
       { site: 's', purposes: ['v3'], bind: '', now: 2 },
     );
     expect(checked.ok).toBe(true);
+  });
+
+  it('searchers in stripes cover the nonces between them, and one stops when another solved the puzzle', async () => {
+    const id = randomBytes(16).toString('base64url');
+    const key = puzzleKey(id, 0);
+    const bits = 9;
+    const blocksSeen: number[][] = [[], []];
+    const found = await Promise.all(
+      [0, 1].map((index) =>
+        solvePuzzle(id, 0, bits, {
+          engine: 'wasm',
+          walk,
+          stripe: { index, of: 2 },
+          between: async () => void blocksSeen[index]!.push(0),
+        }),
+      ),
+    );
+    for (const f of found) expect(passes(attempt(key, f!.nonce), bits)).toBe(true);
+    // Block b (128 nonces) belongs to searcher b mod 2.
+    expect(Math.floor(found[0]!.nonce / 128) % 2).toBe(0);
+    expect(Math.floor(found[1]!.nonce / 128) % 2).toBe(1);
+    // The first nonce overall is the smaller of the two stripes' firsts.
+    const alone = (await solvePuzzle(id, 0, bits, { engine: 'wasm', walk }))!;
+    expect(Math.min(found[0]!.nonce, found[1]!.nonce)).toBe(alone.nonce);
+    // Told the puzzle is solved, a searcher gives up after its current block.
+    const hard = await solvePuzzle(id, 1, 31, {
+      engine: 'wasm',
+      walk,
+      stripe: { index: 1, of: 2 },
+      solvedElsewhere: () => true,
+    });
+    expect(hard).toBeUndefined();
   });
 
   it('stops when cancelled', async () => {
