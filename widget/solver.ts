@@ -22,7 +22,7 @@ export interface SolveOptions {
   walk?: WalkModule;
   /** This searcher's share of the nonces: blocks index, index + of, index + 2 of, ... */
   stripe?: { index: number; of: number };
-  /** Awaited between blocks (a few ms to a few tens of ms each): where messages are read, or the page breathes. */
+  /** Awaited between blocks (a few ms each): where messages are read, or the page breathes. */
   between?: () => Promise<void>;
   /** Checked between blocks: true when another searcher solved this puzzle (the search ends with undefined). */
   solvedElsewhere?: () => boolean;
@@ -39,8 +39,9 @@ export async function solvePuzzle(
 ): Promise<{ nonce: number; attempts: number } | undefined> {
   const key = puzzleKey(id, i);
   const walk = opts.engine === 'wasm' ? opts.walk : undefined;
-  // Blocks of 128 attempts in walk.wat, 16 in JavaScript: each some 15-25 ms on a desktop core.
-  const block = walk ? WALK.lanes * 16 : 16;
+  // Blocks of 32 attempts in walk.wat, 8 in JavaScript: each some 4-8 ms on a desktop core, so
+  // a searcher hears soon that another solved its puzzle (it finishes its block first).
+  const block = walk ? WALK.lanes * 4 : 8;
   const { index, of } = opts.stripe ?? { index: 0, of: 1 };
   const buffer = walk ? undefined : new Uint32Array(WALK.bufferWords);
   let attempts = 0;

@@ -104,9 +104,9 @@ describe('widget solver (what the worker and the page fallback run)', () => {
       ),
     );
     for (const f of found) expect(passes(attempt(key, f!.nonce), bits)).toBe(true);
-    // Block b (128 nonces) belongs to searcher b mod 2.
-    expect(Math.floor(found[0]!.nonce / 128) % 2).toBe(0);
-    expect(Math.floor(found[1]!.nonce / 128) % 2).toBe(1);
+    // Block b (32 nonces) belongs to searcher b mod 2.
+    expect(Math.floor(found[0]!.nonce / 32) % 2).toBe(0);
+    expect(Math.floor(found[1]!.nonce / 32) % 2).toBe(1);
     // The first nonce overall is the smaller of the two stripes' firsts.
     const alone = (await solvePuzzle(id, 0, bits, { engine: 'wasm', walk }))!;
     expect(Math.min(found[0]!.nonce, found[1]!.nonce)).toBe(alone.nonce);
