@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
  * check of proofs, tests and benchmarks. Node-only, unlike walk.ts.
  */
 export const WALK_WAT = fileURLToPath(new URL('./walk.wat', import.meta.url));
+/** Where `npm run build` leaves walk.wat's binary (dist/pow/), so the compiled service never loads wabt. */
+export const WALK_WASM = fileURLToPath(new URL('./walk.wasm', import.meta.url));
 
 let compiled: Promise<Uint8Array<ArrayBuffer>> | undefined;
 
@@ -23,8 +25,8 @@ export async function compileWat(file: string): Promise<Uint8Array<ArrayBuffer>>
   }
 }
 
-/** walk.wat's binary, compiled once per process. */
+/** walk.wat's binary: the build's walk.wasm where there is one, else compiled once per process. */
 export function walkWasm(): Promise<Uint8Array<ArrayBuffer>> {
-  compiled ??= compileWat(WALK_WAT);
+  compiled ??= existsSync(WALK_WASM) ? Promise.resolve(new Uint8Array(readFileSync(WALK_WASM))) : compileWat(WALK_WAT);
   return compiled;
 }

@@ -1,12 +1,14 @@
 // `npm run build`: compiles the service to dist/ with tsc (tsconfig.build.json) and builds
-// every browser bundle that widget/build.ts lists into dist/public/, so `npm start`
-// runs plain JavaScript with no transpiler or bundler in the serving process.
+// every browser bundle that widget/build.ts lists into dist/public/, and the proof of work's
+// WebAssembly into dist/pow/walk.wasm, so `npm start` runs plain JavaScript with no
+// transpiler, bundler or WebAssembly text compiler in the serving process.
 //   npx tsx scripts/build.ts [--out-dir DIR]   (default dist)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WIDGET_ENTRIES, buildWidgetEntry } from '../widget/build.ts';
+import { compileWat, WALK_WAT } from '../pow/compile.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -23,6 +25,7 @@ export async function build(outDir = path.join(root, 'dist')): Promise<void> {
   ];
   const compiled = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   if (compiled.status !== 0) throw new Error(`tsc failed with ${compiled.status ?? compiled.signal}`);
+  writeFileSync(path.join(outDir, 'pow', 'walk.wasm'), await compileWat(WALK_WAT));
   const publicDir = path.join(outDir, 'public');
   mkdirSync(publicDir, { recursive: true });
   for (const entry of WIDGET_ENTRIES) {

@@ -15,8 +15,8 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Packages the serving process must not need: the transpiler, the bundler, the compiler. */
-const buildOnly = new Set(['tsx', 'esbuild', '@esbuild', 'typescript', 'vitest', 'vite']);
+/** Packages the serving process must not need: the transpiler, the bundler, the compilers (TypeScript, WebAssembly text). */
+const buildOnly = new Set(['tsx', 'esbuild', '@esbuild', 'typescript', 'vitest', 'vite', 'wabt']);
 
 /**
  * Packages (or scopes) that only some routes or the analyzer's worker threads use, loaded on
