@@ -8,7 +8,7 @@ import { siteByKey, type SiteView } from './sites.ts';
 import { testSitekeyKind, type TestSitekeyKind } from './test-keys.ts';
 import { newTokenId, sealToken, TOKEN_TTL_MS, type TokenKind } from './tokens.ts';
 import type { ChallengeEvents } from '../analytics/counter.ts';
-import type { Redeem } from './work.ts';
+import { redeemWork, type WorkResult } from './work.ts';
 
 /** What the challenge flows need from the service. */
 export interface CaptchaDeps {
@@ -47,11 +47,15 @@ export interface AdmittedSite {
  * Store failures (Redis down) become 503 in the documented shape; the caller decides
  * nothing else from them. Challenge routes never succeed without their state.
  */
-/** The spent-token store's SET NX, as proofs of work redeem through it. */
-export const redeemIn =
-  (deps: CaptchaDeps): Redeem =>
-  (id, ttlMs) =>
-    deps.stores.spentTokens.redeem(id, ttlMs);
+/** Redeems a widget's proof of work (`work` ticket and `solutions`) through the spent-token store. */
+export function redeemProof(
+  deps: CaptchaDeps,
+  proof: { work?: unknown; solutions?: unknown },
+  expect: Parameters<typeof redeemWork>[3],
+): Promise<WorkResult> {
+  const redeem = (id: string, ttlMs: number) => deps.stores.spentTokens.redeem(id, ttlMs);
+  return guardStore(redeemWork(deps.tokenKey, redeem, { ticket: proof.work, solutions: proof.solutions }, expect));
+}
 
 export async function guardStore<T>(work: Promise<T>): Promise<T> {
   try {

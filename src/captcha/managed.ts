@@ -4,7 +4,7 @@ import {
   countIssued,
   guardStore,
   issueToken,
-  redeemIn,
+  redeemProof,
   type AdmittedSite,
   type BrowserRequest,
   type CaptchaDeps,
@@ -23,15 +23,7 @@ import {
 } from './evidence.ts';
 import { DIRECT_CHALLENGE_THRESHOLD, PASS_THRESHOLD, scoreEvidence } from './risk.ts';
 import { createV1, type V1View } from './v1.ts';
-import {
-  issueWork,
-  openTicket,
-  redeemWork,
-  refusalOf,
-  type WorkFailure,
-  type WorkPurpose,
-  type WorkView,
-} from './work.ts';
+import { issueWork, openTicket, refusalOf, type WorkFailure, type WorkPurpose, type WorkView } from './work.ts';
 
 export type { Telemetry } from './evidence.ts';
 
@@ -142,19 +134,7 @@ export async function verifyManaged(
   const opened = await openProof(deps, proof, req, ['v2']);
   if (opened.claims.id !== id) throw notFound('Challenge');
   const { admitted, claims } = opened;
-  const checked = await guardStore(
-    redeemWork(
-      deps.tokenKey,
-      redeemIn(deps),
-      { ticket: proof.work, solutions: proof.solutions },
-      {
-        site: claims.site,
-        purposes: ['v2'],
-        bind: '',
-        now,
-      },
-    ),
-  );
+  const checked = await redeemProof(deps, proof, { site: claims.site, purposes: ['v2'], bind: '', now });
   if (!checked.ok) {
     deps.events?.record(claims.site, 'refused', refusalOf(checked.reason));
     if (checked.reason === 'bad-solution') {
@@ -236,21 +216,14 @@ export async function issueScoreToken(
       }),
     };
   }
-  const checked = await guardStore(
-    redeemWork(
-      deps.tokenKey,
-      redeemIn(deps),
-      { ticket: input.work, solutions: input.solutions },
-      {
-        site: admitted.site.sitekey,
-        purposes: ['v3'],
-        bind: '',
-        now,
-        action: input.action,
-        cdata,
-      },
-    ),
-  );
+  const checked = await redeemProof(deps, input, {
+    site: admitted.site.sitekey,
+    purposes: ['v3'],
+    bind: '',
+    now,
+    action: input.action,
+    cdata,
+  });
   if (!checked.ok) {
     deps.events?.record(admitted.site.sitekey, 'refused', refusalOf(checked.reason));
     if (checked.reason === 'bad-solution') await guardStore(recordFailure(deps.stores, admitted.site.sitekey, req));

@@ -8,7 +8,7 @@ import {
   admit,
   countIssued,
   guardStore,
-  redeemIn,
+  redeemProof,
   issueToken,
   type AdmittedSite,
   type BrowserRequest,
@@ -19,7 +19,7 @@ import type { RefusalReason } from '../analytics/counter.ts';
 import { createRng, renderChallenge } from './render.ts';
 import { TEST_ANSWER } from './test-keys.ts';
 import { NO_IMAGE_EXTRA_BITS, observe, recordFailure, recordRedeemed, workSize, type Evidence } from './evidence.ts';
-import { issueWork, redeemWork, refusalOf, type WorkView } from './work.ts';
+import { issueWork, refusalOf, type WorkView } from './work.ts';
 import { IMAGE_ANSWER_SCORE, WORK_ONLY_SCORE } from './risk.ts';
 
 /** How long a challenge lives, how many answers and new images it allows. */
@@ -240,19 +240,12 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
   };
   if (noImage && state.exempt) return { success: false, error: 'invalid-proof', attempts_left: left() };
   if (noImage || !(state.workDone || state.exempt)) {
-    const checked = await guardStore(
-      redeemWork(
-        deps.tokenKey,
-        redeemIn(deps),
-        { ticket: proof.work, solutions: proof.solutions },
-        {
-          site: state.site,
-          purposes: [noImage ? 'v1-no-image' : 'v1'],
-          bind: id,
-          now,
-        },
-      ),
-    );
+    const checked = await redeemProof(deps, proof, {
+      site: state.site,
+      purposes: [noImage ? 'v1-no-image' : 'v1'],
+      bind: id,
+      now,
+    });
     if (!checked.ok) {
       refused(refusalOf(checked.reason));
       await guardStore(recordFailure(deps.stores, state.site, req));
