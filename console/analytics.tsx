@@ -125,7 +125,7 @@ function AnalyticsView({ view }: { view: View }) {
           x={view.work.map((_, i) => i)}
           categories={view.work.map((w) => `2^${w.bits}`)}
           series={[{ label: 'Challenges', color: COLORS.issued, values: view.work.map((w) => w.count) }]}
-          summary={`Work asked: ${view.work.map((w) => `${w.count} at 2^${w.bits} hashes`).join(', ')}.`}
+          summary={`Work asked: ${view.work.map((w) => `${w.count} at 2^${w.bits} attempts a puzzle`).join(', ')}.`}
           height={180}
         />
       ) : (

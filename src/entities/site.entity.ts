@@ -27,7 +27,7 @@ export const SiteSchema = defineEntity({
     secretRotatedAt: p.datetime().nullable(),
     /** How much proof of work every token costs before evidence: low, default or high (src/captcha/evidence.ts). */
     securityLevel: p.string().length(16).default('default'),
-    /** Optional floor on the work: at least 2^minWorkBits expected hashes per token. */
+    /** Optional floor on the work: at least 2^minWorkBits expected SHA-256 hashes' worth per token. */
     minWorkBits: p.integer().nullable(),
     /** Siteverify calls a minute per client address for this site's secret; null: the spec's 120. */
     siteverifyPerMinute: p.integer().nullable(),
