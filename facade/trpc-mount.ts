@@ -30,11 +30,7 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
   const gate = apiKeyGate(services, { cost });
   const sessionGate = apiKeyGate(services, { cost, authenticate: (ctx) => consoleCaller(services, ctx) });
   const served = new Set(Object.keys(procedureRecord(router)));
-  return async (ctx, next) => {
-    if (ctx.path !== prefix && !ctx.path.startsWith(prefix + '/')) {
-      await next();
-      return;
-    }
+  const mounted = async (ctx: Context) => {
     const paths = calledPaths(ctx.path, prefix);
     if (paths.length > MAX_TRPC_BATCH) {
       throw new AppError(
@@ -50,6 +46,8 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
     else if (sessionCookie(ctx)) await sessionGate(ctx, () => serve(ctx));
     else await serve(ctx);
   };
+  // Every other request passes through as it came, with no promise of this middleware's own.
+  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(prefix + '/') ? mounted(ctx) : next());
 
   async function serve(ctx: Context): Promise<void> {
     const inner = contextFromKoa(services, ctx);

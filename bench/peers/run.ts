@@ -8,7 +8,13 @@
 // On memory stores, then on Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379; skipped
 // when unreachable). Targets rotate each round so load from elsewhere falls on all alike.
 //   npx tsx bench/peers/run.ts            BENCH_ROUNDS=2 BENCH_DURATION_SEC=3 BENCH_STORES=memory
+//   BENCH_CPU_PROF=dir  a CPU profile of our service (dir/memory, dir/redis) and its top self
+//                       time over its rounds (the profiler adds CPU of its own: the figures of
+//                       such a run are not comparable with one without it)
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { startChild, type ChildServer } from '../lib/child.ts';
+import { monotonicUs, newestProfile, printTopSelfTime } from '../lib/cpu-profile.ts';
 import { address, siteverifyRequests, type BenchSite } from '../lib/requests.ts';
 import { fmt } from '../lib/load.ts';
 import { hasWrk, loadAverage, runWrk, runWrkMeasured, type WrkRequest } from '../lib/wrk.ts';
@@ -19,6 +25,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 3);
 /** Fresh tokens per target and round (a verified token is spent; a repeat is a cheaper path). */
 const PER_ROUND = Number(process.env.BENCH_TOKENS_PER_ROUND ?? 40_000);
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+
+/** Node flags writing a CPU profile of our service into PROFILE_DIR/store, when set. */
+function profileFlags(store: string): string[] {
+  if (!PROFILE_DIR) return [];
+  mkdirSync(path.join(PROFILE_DIR, store), { recursive: true });
+  return ['--cpu-prof', '--cpu-prof-dir', path.join(PROFILE_DIR, store)];
+}
 
 interface Target {
   name: string;
@@ -46,12 +60,17 @@ async function prepared(url: string, kind: 'altcha' | 'cap', n: number): Promise
 }
 
 async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildServer<{ port: number }>) {
-  const ours = await startChild<BenchSite & { port: number }>('bench/servers/service.ts', {
-    BENCH_REDIS_URL: store === 'redis' ? redisUrl : '',
-  });
+  const ours = await startChild<BenchSite & { port: number }>(
+    'bench/servers/service.ts',
+    { BENCH_REDIS_URL: store === 'redis' ? redisUrl : '' },
+    profileFlags(store),
+  );
   const peers = await startChild<{ port: number }>('bench/servers/peers.ts', {
     PEERS_REDIS_URL: store === 'redis' ? redisUrl : '',
   });
+  // The measured rounds: ours fall within it; the other targets' rounds leave our service
+  // idle, which the profile summary leaves out.
+  const window = { fromUs: 0, toUs: 0 };
   try {
     const peersUrl = `http://127.0.0.1:${peers.info.port}`;
     const targets: Target[] = [
@@ -90,6 +109,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
       await runWrk({ url: t.url, connections: CONNECTIONS, durationSec: 1, requests: await t.requests(-1) });
     }
     const results = new Map<string, Array<{ rps: number; p99: number; cpu: number; errors: number }>>();
+    window.fromUs = monotonicUs();
     for (let round = 0; round < ROUNDS; round++) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length]);
       for (const t of order) {
@@ -107,6 +127,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
         ]);
       }
     }
+    window.toUs = monotonicUs();
     const ceiling = median(results.get('bare Koa (ceiling)')!.map((r) => r.rps));
     console.log(`\n${store} stores, ${ROUNDS} rounds of ${DURATION_SEC} s, median per target (load ${loadAverage()}):`);
     for (const t of targets) {
@@ -120,6 +141,8 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
     await ours.stop();
     await peers.stop();
   }
+  const profile = PROFILE_DIR && newestProfile(path.join(PROFILE_DIR, store));
+  if (profile) printTopSelfTime(profile, 25, window);
 }
 
 if (!(await hasWrk())) {
