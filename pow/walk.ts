@@ -33,7 +33,8 @@ export const WALK = {
 export const MAX_NONCE = 0xffff_ffff;
 
 const TAG = 0x77616c6b; // "walk"
-const INDEX_SHIFT = 32 - 14;
+/** A step's index is the state's top bits: as many as address the buffer. */
+const INDEX_SHIFT = 32 - Math.log2(WALK.bufferWords);
 
 /** lowbias32 (Chris Wellons' 32-bit integer hash): a full-avalanche mix of one word. */
 function mix(x: number): number {
@@ -103,11 +104,11 @@ export async function instantiateWalk(bytes: Uint8Array<ArrayBuffer>): Promise<W
   try {
     const instance = await WebAssembly.instantiate(await WebAssembly.compile(bytes));
     const x = instance.exports as unknown as WalkExports;
-    const words = () => new Uint32Array(x.memory.buffer, 0, 80);
+    // Keys, nonces and results (walk.wat's memory map); the memory never grows, so one view.
+    const m = new Uint32Array(x.memory.buffer, 0, 80);
     return {
       results(attempts) {
         if (attempts.length > WALK.lanes) throw new RangeError('at most eight attempts at once');
-        const m = words();
         attempts.forEach((a, l) => {
           m.set(a.key, l * 8);
           m[64 + l] = a.nonce;
@@ -116,7 +117,6 @@ export async function instantiateWalk(bytes: Uint8Array<ArrayBuffer>): Promise<W
         return Array.from(m.subarray(72, 72 + attempts.length));
       },
       search(key, bits, start, rounds) {
-        const m = words();
         for (let l = 0; l < WALK.lanes; l++) m.set(key, l * 8);
         return x.search(bits, start, rounds);
       },

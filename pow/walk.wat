@@ -1,5 +1,5 @@
 ;; The proof-of-work function, eight attempts at a time (pow/walk.ts defines it and says why
-;; it is built this way; pow/walk.ts's `attemptOne` is the same function, one attempt, in
+;; it is built this way; pow/walk.ts's `attempt` is the same function, one attempt, in
 ;; TypeScript). An attempt seeds a state from its lane's key and nonce, fills the lane's 64 KB
 ;; buffer from it, then walks: 65,536 times it reads the word the state points at, folds it
 ;; into the state and writes it back changed. Each step needs the one before, so one attempt

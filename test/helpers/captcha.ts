@@ -5,6 +5,7 @@ import { request, type JsonResponse } from './http.ts';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { walkWasm } from '../../pow/compile.ts';
+import { puzzleKey } from '../../pow/walk.ts';
 import { formatAnswer, openValues } from '../../src/captcha/env-proof.ts';
 import { openTicket, solveWork } from '../../src/captcha/work.ts';
 
@@ -55,18 +56,13 @@ export function solveProof(work: { ticket: string; id: string; count: number; bi
 
 const walkBytes = await walkWasm();
 
-/** The widget's walk.wat in a worker thread: the puzzles (i = first, first + step, ...) in, their nonces out. */
+/** The widget's walk.wat in a worker thread: the puzzles' indices and keys (pow/walk.ts puzzleKey) in, their nonces out. */
 const solverThread = `
 const { parentPort, workerData: w } = require('node:worker_threads');
 const { exports: x } = new WebAssembly.Instance(new WebAssembly.Module(w.bytes));
 const words = new Uint32Array(x.memory.buffer, 0, 80);
-const bytes = atob(w.id.replace(/-/g, '+').replace(/_/g, '/'));
 const out = [];
-for (let i = w.first; i < w.count; i += w.step) {
-  const key = new Uint32Array(8);
-  for (let b = 0; b < 16; b++) key[b >> 2] |= bytes.charCodeAt(b) << ((b & 3) * 8);
-  key[4] = i;
-  key[5] = ${0x77616c6b};
+for (const [i, key] of w.puzzles) {
   for (let l = 0; l < 8; l++) words.set(key, l * 8);
   let found = -1;
   for (let start = 0; found < 0; start += 8 * 64) found = x.search(w.bits, start, 64);
@@ -77,6 +73,13 @@ parentPort.postMessage(out);
 
 /** Threads a proof is solved on: this machine's cores, as a bot (or the widget's workers) would use. */
 const THREADS = Math.max(1, Math.min(4, availableParallelism()));
+
+/** Puzzles first, first + THREADS, ... of a challenge, each with its key. */
+const stripeOf = (work: { id: string; count: number }, first: number): Array<[number, Uint32Array]> => {
+  const out: Array<[number, Uint32Array]> = [];
+  for (let i = first; i < work.count; i += THREADS) out.push([i, puzzleKey(work.id, i)]);
+  return out;
+};
 
 /**
  * {@link solveProof} off the main thread, on every core, so a server in the same process keeps
@@ -93,7 +96,7 @@ export async function solveProofAsync(work: {
     new Promise<void>((resolve, reject) => {
       const worker = new Worker(solverThread, {
         eval: true,
-        workerData: { id: work.id, count: work.count, bits: work.bits, bytes: walkBytes, first, step: THREADS },
+        workerData: { bits: work.bits, bytes: walkBytes, puzzles: stripeOf(work, first) },
       });
       worker.once('message', (found: Array<[number, number]>) => {
         for (const [i, n] of found) nonces[i] = n;
