@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { router, secretProcedure } from './trpc.ts';
+import { restCallOf, router, secretProcedure } from './trpc.ts';
+import type { InnerContext } from './context.ts';
 import { captchaDeps } from './captcha-deps.ts';
 import { siteverify, type SiteverifyOutcome } from '../src/captcha/siteverify.ts';
 import { SITEVERIFY_PER_MINUTE } from '../src/captcha/siteverify-limit.ts';
@@ -16,7 +17,8 @@ const input = z.object({
   idempotency_key: field(128),
 });
 
-const verdict = z.object({
+/** A siteverify answer, every protocol's fields (protocols.ts picks each path's). */
+export const siteverifyVerdict = z.object({
   success: z.boolean(),
   challenge_ts: z.string().optional(),
   hostname: z.string().optional(),
@@ -34,10 +36,16 @@ type Path =
 /**
  * One siteverify route. The limit (the spec's 120 a minute per client address and route,
  * raisable per site) is counted per site by the procedure (siteverify-limit.ts), so the
- * facade's per-route limiter leaves it alone (`perSite`).
+ * facade's per-route limiter leaves it alone (`perSite`). The REST route calls `answer`
+ * through `restCall`, past tRPC's caller (decision 0013); /trpc calls the procedure.
  */
-const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =>
-  secretProcedure
+const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') => {
+  const answer = async (ctx: InnerContext, call: z.output<typeof input>) => {
+    const outcome = await siteverify(captchaDeps(ctx), call, { route: path, ip: ctx.request.ip });
+    if ('refused' in outcome) throw refusal(outcome);
+    return inProtocol(outcome.verdict, protocol);
+  };
+  return secretProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -49,14 +57,12 @@ const verify = (path: Path, summary: string, protocol: Protocol = 'turnstile') =
       },
       rateLimit: { max: SITEVERIFY_PER_MINUTE, windowMs: 60_000, perSite: true },
       errorShape: 'siteverify',
+      restCall: restCallOf(input, answer),
     })
     .input(input)
-    .output(verdict)
-    .mutation(async ({ ctx, input }) => {
-      const outcome = await siteverify(captchaDeps(ctx), input, { route: path, ip: ctx.request.ip });
-      if ('refused' in outcome) throw refusal(outcome);
-      return inProtocol(outcome.verdict, protocol);
-    });
+    .output(siteverifyVerdict)
+    .mutation(({ ctx, input }) => answer(ctx, input));
+};
 
 /**
  * A call siteverify refused before any verdict: 429 with Retry-After (at most 60 s) and the

@@ -1,4 +1,5 @@
 import { initTRPC, TRPCError } from '@trpc/server';
+import type { z } from 'zod';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { AppError, type ErrorKind, type PublicErrorCode } from '../src/errors.ts';
@@ -34,7 +35,15 @@ export type Meta = OpenApiMeta<{
    * OpenAPI document lists them under their statuses; facade/openapi.ts).
    */
   errorCodes?: PublicErrorCode[];
+  /**
+   * What the REST facade calls instead of tRPC's caller (decision 0013; made by
+   * {@link restCallOf}). Only siteverify has one.
+   */
+  restCall?: RestCall;
 }>;
+
+/** A REST route's call of a procedure: the request's inner context and its raw input, to the answer. */
+export type RestCall = (ctx: InnerContext, rawInput: unknown) => Promise<unknown>;
 
 const trpcCodeOf: Record<ErrorKind, TRPC_ERROR_CODE_KEY> = {
   BAD_REQUEST: 'BAD_REQUEST',
@@ -107,6 +116,25 @@ const guardAndMapErrors = t.middleware(({ getRawInput, next }) =>
 );
 
 const base = t.procedure.use(guardAndMapErrors);
+
+/**
+ * A procedure's input schema and resolver as one {@link RestCall}, for the REST facade to call
+ * without tRPC's caller (decision 0013): the same NUL guard, the same parse (failing with the
+ * TRPCError tRPC's input step throws) and the same resolver, none of tRPC's per-call steps.
+ * The answer is not passed through the output parser; test/facade/output-validation.test.ts
+ * holds it to the procedure's output schema, undeclared fields included.
+ */
+export function restCallOf<S extends z.ZodType>(
+  input: S,
+  resolve: (ctx: InnerContext, input: z.output<S>) => Promise<unknown>,
+): RestCall {
+  return (ctx, rawInput) => {
+    rejectNulCharacters(rawInput);
+    const parsed = input.safeParse(rawInput);
+    if (!parsed.success) return Promise.reject(new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error }));
+    return resolve(ctx, parsed.data);
+  };
+}
 
 /** No credentials. */
 export const publicProcedure = base.meta({ auth: 'public' });

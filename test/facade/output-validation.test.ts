@@ -4,13 +4,16 @@ import { createApp } from '../../facade/app.ts';
 import { listen, type RunningServer } from '../../facade/server.ts';
 import { apiKeyProcedure, originProcedure, publicProcedure, router, secretProcedure } from '../../routers/trpc.ts';
 import { appRouter } from '../../routers/root.ts';
+import { siteverifyVerdict } from '../../routers/siteverify.ts';
 import { createKeyedUser, openTestServices, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
 
 /**
  * Output parsers run on every route, in tests as in production: a procedure that returns a
- * field its output schema does not declare never sends it, whatever its auth kind.
+ * field its output schema does not declare never sends it, whatever its auth kind. The
+ * siteverify routes are the exception (decision 0013): their REST answers skip the parser,
+ * so the tests below hold every such answer to the schema, strictly.
  */
 const answer = z.object({ ok: z.boolean() });
 const leaky = () => ({ ok: true, leakedTokenId: 'tok_secret' });
@@ -66,7 +69,8 @@ beforeAll(async () => {
   services = await openTestServices();
   const options = { port: 0, host: '127.0.0.1', requestTimeoutMs: 10_000 };
   leakyServer = await listen(createApp(services, leakyRouter), options);
-  realServer = await listen(createApp(services, appRouter), options);
+  // Every procedure on /trpc too (siteverify is REST-only in production), to compare the two.
+  realServer = await listen(createApp(services, appRouter, appRouter), options);
   key = (await createKeyedUser(services, 'leaky')).key;
 });
 afterAll(async () => {
@@ -112,6 +116,66 @@ describe('output validation', () => {
       expect(replay.body.success).toBe(false);
       for (const verdict of [success.body, replay.body]) {
         for (const field of Object.keys(verdict as object)) expect(fields, `${path}: ${field}`).toContain(field);
+      }
+    },
+  );
+
+  /** The verdict schema refusing any field it does not declare: what the parser would have dropped. */
+  const strictVerdict = siteverifyVerdict.strict();
+
+  it.each(Object.keys(documented))(
+    'answers siteverify at %s, past the output parser, with only what its schema declares',
+    async (path) => {
+      const base = `http://127.0.0.1:${realServer.port}`;
+      const site = await createTestSite(services, ['https://shop.example']);
+      const token = await v3Token(base, {
+        sitekey: site.sitekey,
+        origin: 'https://shop.example',
+        ip: '10.9.8.6',
+        action: 'login',
+        cdata: 'c',
+        tokenKey: services.config.tokenKey,
+      });
+      const answers = [
+        await siteverify(base, { secret: site.secret, response: token.body.token }, path),
+        await siteverify(base, { secret: site.secret, response: token.body.token }, path),
+        await siteverify(base, { secret: site.secret, response: 'not-a-token' }, path),
+        await siteverify(base, { secret: 'sec_0000000000_unknown', response: token.body.token }, path),
+        await siteverify(base, { response: token.body.token }, path),
+        await request(`${base}${path}`, { method: 'POST', json: { secret: 7, response: ['x'] } }),
+        await request(`${base}${path}`, { method: 'POST', json: { secret: 'a\u0000b', response: 'x' } }),
+      ];
+      expect(answers[0].body.success).toBe(true);
+      for (const answer of answers) {
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        const parsed = strictVerdict.safeParse(answer.body);
+        expect(parsed.success, `${path}: ${JSON.stringify(answer.body)}`).toBe(true);
+        expect(parsed.data).toEqual(answer.body);
+      }
+    },
+  );
+
+  it.each([
+    ['verify', '/api/siteverify'],
+    ['verifyV1', '/api/v1/siteverify'],
+    ['verifyTurnstile', '/turnstile/v0/siteverify'],
+    ['verifyRecaptcha', '/recaptcha/api/siteverify'],
+    ['verifyHcaptcha', '/siteverify'],
+  ])(
+    'answers siteverify.%s through tRPC (its caller and output parser) as its REST route %s does',
+    async (name, path) => {
+      const base = `http://127.0.0.1:${realServer.port}`;
+      const site = await createTestSite(services, ['https://shop.example']);
+      const bodies: Array<Record<string, string>> = [
+        { secret: site.secret, response: 'not-a-token' },
+        { secret: 'sec_0000000000_unknown', response: 'x' },
+        { secret: site.secret },
+      ];
+      for (const body of bodies) {
+        const rest = await siteverify(base, body, path);
+        const trpc = await request(`${base}/trpc/siteverify.${name}`, { method: 'POST', json: body });
+        expect(trpc.status).toBe(200);
+        expect((trpc.body as { result: { data: unknown } }).result.data).toEqual(rest.body);
       }
     },
   );
