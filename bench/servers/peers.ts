@@ -4,9 +4,17 @@
 //                                      proof of work, HMAC-signed challenge), then a spent-token
 //                                      set so a payload verifies once (ALTCHA's guidance)
 //   POST /cap/siteverify  {response}  @cap.js/server's validateToken (the token consumed)
+//   POST /cap/redeem      {token, solutions}
+//                                     Cap's whole server side of a success: redeemChallenge (the
+//                                     solutions checked, a token issued), then validateToken
 //   POST /prepare/altcha  {n}         n solved ALTCHA payloads (not measured)
 //   POST /prepare/cap     {n}         n Cap tokens, each a challenge created, solved and redeemed
-// PEERS_REDIS_URL set: the spent set and Cap's token storage live in Redis, as ours do on Redis.
+//   POST /prepare/cap-solved {n}      n Cap challenges created and solved, not redeemed: Cap's
+//                                     default 50 challenges of 32 bytes each (what its server
+//                                     checks at redeem), at difficulty 1 (only the client's
+//                                     work depends on it) so that preparing them stays quick
+// PEERS_REDIS_URL set: the spent set and Cap's challenge and token storage live in Redis, as
+// ours do on Redis.
 import { createHash } from 'node:crypto';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
@@ -51,6 +59,19 @@ const cap = new Cap({
             },
             deleteExpired: async () => {},
           },
+          challenges: {
+            store: async (key: string, data: Cap.ChallengeData) => {
+              await redis.set(`${prefix}cap:c:${key}`, JSON.stringify(data), { PXAT: data.expires });
+            },
+            read: async (key: string) => {
+              const v = await redis.get(`${prefix}cap:c:${key}`);
+              return v === null ? null : (JSON.parse(v) as Cap.ChallengeData);
+            },
+            delete: async (key: string) => {
+              await redis.del(`${prefix}cap:c:${key}`);
+            },
+            deleteExpired: async () => {},
+          },
         },
       }
     : {}),
@@ -74,12 +95,13 @@ function capSeed(seed: string, length: number): string {
   return out.substring(0, length);
 }
 
-async function capToken(): Promise<string> {
-  const { challenge, token } = await cap.createChallenge({
-    challengeCount: 1,
-    challengeSize: 32,
-    challengeDifficulty: 1,
-  });
+/** A Cap challenge created with `config` and solved here, not redeemed. */
+async function capSolved(config: {
+  challengeCount: number;
+  challengeSize: number;
+  challengeDifficulty: number;
+}): Promise<{ token: string; solutions: number[] }> {
+  const { challenge, token } = await cap.createChallenge(config);
   const solutions: number[] = [];
   for (let i = 1; i <= challenge.c; i++) {
     const salt = capSeed(`${token}${i}`, challenge.s);
@@ -94,7 +116,15 @@ async function capToken(): Promise<string> {
       n++;
     solutions.push(n);
   }
-  const redeemed = await cap.redeemChallenge({ token: token!, solutions });
+  return { token: token!, solutions };
+}
+
+/** Cap's default challenge size and count (what its server checks at redeem), at difficulty 1. */
+const CAP_DEFAULTS = { challengeCount: 50, challengeSize: 32, challengeDifficulty: 1 };
+
+async function capToken(): Promise<string> {
+  const solved = await capSolved({ challengeCount: 1, challengeSize: 32, challengeDifficulty: 1 });
+  const redeemed = await cap.redeemChallenge(solved);
   if (!redeemed.success || !redeemed.token) throw new Error(`cap redeem failed: ${redeemed.message}`);
   return redeemed.token;
 }
@@ -126,9 +156,19 @@ app.use(async (ctx) => {
   } else if (ctx.path === '/cap/siteverify') {
     const response = typeof body.response === 'string' ? body.response : '';
     ctx.body = await cap.validateToken(response);
-  } else if (ctx.path === '/prepare/altcha' || ctx.path === '/prepare/cap') {
+  } else if (ctx.path === '/cap/redeem') {
+    const token = typeof body.token === 'string' ? body.token : '';
+    const solutions = Array.isArray(body.solutions) ? (body.solutions as number[]) : [];
+    const redeemed = await cap.redeemChallenge({ token, solutions });
+    ctx.body = redeemed.success && redeemed.token ? await cap.validateToken(redeemed.token) : { success: false };
+  } else if (ctx.path === '/prepare/altcha' || ctx.path === '/prepare/cap' || ctx.path === '/prepare/cap-solved') {
     const n = Math.min(Number(body.n) || 0, 500_000);
-    const make = ctx.path === '/prepare/cap' ? capToken : altchaPayload;
+    const make =
+      ctx.path === '/prepare/cap'
+        ? capToken
+        : ctx.path === '/prepare/cap-solved'
+          ? async () => JSON.stringify(await capSolved(CAP_DEFAULTS))
+          : altchaPayload;
     const tokens: string[] = [];
     for (let i = 0; i < n; i++) tokens.push(await make());
     ctx.body = tokens;
