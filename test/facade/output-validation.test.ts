@@ -79,6 +79,22 @@ afterAll(async () => {
   await services?.cleanup();
 });
 
+/** A new site on the real server and a v3 token for it, solved from `ip`. */
+async function siteWithToken(ip: string) {
+  const base = `http://127.0.0.1:${realServer.port}`;
+  const site = await createTestSite(services, ['https://shop.example']);
+  const token = await v3Token(base, {
+    sitekey: site.sitekey,
+    origin: 'https://shop.example',
+    ip,
+    action: 'login',
+    cdata: 'c',
+    tokenKey: services.config.tokenKey,
+  });
+  expect(token.status).toBe(201);
+  return { base, site, token };
+}
+
 describe('output validation', () => {
   it.each([
     ['public', 'GET', '/api/test/leaky/public'],
@@ -99,17 +115,7 @@ describe('output validation', () => {
   it.each(Object.entries(documented))(
     'answers siteverify at %s with only its documented fields',
     async (path, fields) => {
-      const base = `http://127.0.0.1:${realServer.port}`;
-      const site = await createTestSite(services, ['https://shop.example']);
-      const token = await v3Token(base, {
-        sitekey: site.sitekey,
-        origin: 'https://shop.example',
-        ip: '10.9.8.7',
-        action: 'login',
-        cdata: 'c',
-        tokenKey: services.config.tokenKey,
-      });
-      expect(token.status).toBe(201);
+      const { base, site, token } = await siteWithToken('10.9.8.7');
       const success = await siteverify(base, { secret: site.secret, response: token.body.token }, path);
       expect(success.body.success).toBe(true);
       const replay = await siteverify(base, { secret: site.secret, response: token.body.token }, path);
@@ -126,16 +132,7 @@ describe('output validation', () => {
   it.each(Object.keys(documented))(
     'answers siteverify at %s, past the output parser, with only what its schema declares',
     async (path) => {
-      const base = `http://127.0.0.1:${realServer.port}`;
-      const site = await createTestSite(services, ['https://shop.example']);
-      const token = await v3Token(base, {
-        sitekey: site.sitekey,
-        origin: 'https://shop.example',
-        ip: '10.9.8.6',
-        action: 'login',
-        cdata: 'c',
-        tokenKey: services.config.tokenKey,
-      });
+      const { base, site, token } = await siteWithToken('10.9.8.6');
       const answers = [
         await siteverify(base, { secret: site.secret, response: token.body.token }, path),
         await siteverify(base, { secret: site.secret, response: token.body.token }, path),
