@@ -51,7 +51,8 @@ function assembleInput(ctx: Context, route: RouteEntry): unknown {
 /**
  * Mounts every REST route of the router. Per route: authentication for its auth kind,
  * its rate limit, body parsing (JSON or form, where the method has a body), then the
- * procedure through an in-process caller (or its `restCall`, decision 0013). The status of success comes from meta.
+ * procedure through an in-process caller (or its `restCall`, decision 0013). The status of
+ * success comes from meta.
  */
 export function restRoutes(services: Services, router: AnyRouter): Router {
   const koaRouter = new Router();

@@ -47,16 +47,6 @@ export interface AdmittedSite {
  * Store failures (Redis down) become 503 in the documented shape; the caller decides
  * nothing else from them. Challenge routes never succeed without their state.
  */
-/** Redeems a widget's proof of work (`work` ticket and `solutions`) through the spent-token store. */
-export function redeemProof(
-  deps: CaptchaDeps,
-  proof: { work?: unknown; solutions?: unknown },
-  expect: Parameters<typeof redeemWork>[3],
-): Promise<WorkResult> {
-  const redeem = (id: string, ttlMs: number) => deps.stores.spentTokens.redeem(id, ttlMs);
-  return guardStore(redeemWork(deps.tokenKey, redeem, { ticket: proof.work, solutions: proof.solutions }, expect));
-}
-
 export async function guardStore<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
@@ -67,6 +57,16 @@ export async function guardStore<T>(work: Promise<T>): Promise<T> {
       cause: err,
     });
   }
+}
+
+/** Redeems a widget's proof of work (`work` ticket and `solutions`) through the spent-token store. */
+export function redeemProof(
+  deps: CaptchaDeps,
+  proof: { work?: unknown; solutions?: unknown },
+  expect: Parameters<typeof redeemWork>[3],
+): Promise<WorkResult> {
+  const redeem = (id: string, ttlMs: number) => deps.stores.spentTokens.redeem(id, ttlMs);
+  return guardStore(redeemWork(deps.tokenKey, redeem, { ticket: proof.work, solutions: proof.solutions }, expect));
 }
 
 /**

@@ -16,7 +16,10 @@ export interface SiteView {
   test: boolean;
   /** Work every token costs before evidence (src/captcha/evidence.ts); test keys: default. */
   level: SecurityLevel;
-  /** Optional floor: at least 2^minWorkBits expected SHA-256 hashes' worth per token (work.ts ATTEMPT_IN_HASHES_LOG2). */
+  /**
+   * Optional floor: at least 2^minWorkBits expected SHA-256 hashes' worth per token
+   * (work.ts ATTEMPT_IN_HASHES_LOG2).
+   */
   minWorkBits: number | null;
 }
 
