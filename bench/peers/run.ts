@@ -10,6 +10,8 @@
 // On memory stores, then on Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379; skipped
 // when unreachable). Targets rotate each round so load from elsewhere falls on all alike.
 //   npx tsx bench/peers/run.ts            BENCH_ROUNDS=2 BENCH_DURATION_SEC=3 BENCH_STORES=memory
+//   BENCH_TARGETS=ours,altcha,bare      only the targets whose names start with these words
+//                                       (case-insensitive); bare Koa is always measured
 //   BENCH_CPU_PROF=dir  a CPU profile of our service (dir/memory, dir/redis) and its top self
 //                       time over its rounds (the profiler adds CPU of its own: the figures of
 //                       such a run are not comparable with one without it)
@@ -30,6 +32,11 @@ const PER_ROUND = Number(process.env.BENCH_TOKENS_PER_ROUND ?? 40_000);
 /** Solved Cap challenges per round: each takes about 1.5 ms to prepare (50 solutions). */
 const CAP_SOLVED_PER_ROUND = Math.min(PER_ROUND, 25_000);
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const TARGET_WORDS = (process.env.BENCH_TARGETS ?? '').toLowerCase().split(',').filter(Boolean);
+
+/** Whether a target is measured in this run (BENCH_TARGETS; bare Koa is the ceiling of every run). */
+const chosen = (t: { name: string }) =>
+  !TARGET_WORDS.length || t.name.startsWith('bare') || TARGET_WORDS.some((w) => t.name.toLowerCase().startsWith(w));
 
 /** Node flags writing a CPU profile of our service into PROFILE_DIR/store, when set. */
 function profileFlags(store: string): string[] {
@@ -79,7 +86,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
   const window = { fromUs: 0, toUs: 0 };
   try {
     const peersUrl = `http://127.0.0.1:${peers.info.port}`;
-    const targets: Target[] = [
+    const allTargets: Target[] = [
       {
         name: 'ours (siteverify)',
         url: `http://127.0.0.1:${ours.info.port}`,
@@ -125,6 +132,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
         singleUse: false,
       },
     ];
+    const targets = allTargets.filter(chosen);
     for (const t of targets) {
       await runWrk({ url: t.url, connections: CONNECTIONS, durationSec: 1, requests: await t.requests(-1) });
     }
