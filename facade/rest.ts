@@ -48,14 +48,25 @@ function assembleInput(ctx: Context, route: RouteEntry): unknown {
   return Array.isArray(body) ? body : { ...(hasBody ? {} : ctx.query), ...body, ...ctx.params };
 }
 
+/** The REST routes, in two routers (decision 0014). */
+export interface RestRouters {
+  /**
+   * The routes a site's server calls with its secret (siteverify, on every path): called as
+   * often as the sites' own forms are sent, and matched among these five alone.
+   */
+  secret: Router;
+  /** Every other REST route (the browser's challenge routes and their preflights, the API-key routes). */
+  others: Router;
+}
+
 /**
  * Mounts every REST route of the router. Per route: authentication for its auth kind,
  * its rate limit, body parsing (JSON or form, where the method has a body), then the
  * procedure through an in-process caller (or its `restCall`, decision 0013). The status of
  * success comes from meta.
  */
-export function restRoutes(services: Services, router: AnyRouter): Router {
-  const koaRouter = new Router();
+export function restRoutes(services: Services, router: AnyRouter): RestRouters {
+  const routers: RestRouters = { secret: new Router(), others: new Router() };
   const gate = apiKeyGate(services);
   const parseBody = bodyParser(services.config.BODY_LIMIT_BYTES);
 
@@ -100,7 +111,7 @@ export function restRoutes(services: Services, router: AnyRouter): Router {
     chain.push((ctx) =>
       call(contextFromKoa(services, ctx), assembleInput(ctx, route)).then((result) => send(ctx, result)),
     );
-    koaRouter.register(route.routerPath, [route.method], chain);
+    (route.meta.auth === 'secret' ? routers.secret : routers.others).register(route.routerPath, [route.method], chain);
   }
   // Preflights for the browser routes, one per path with all of its methods.
   const browserPaths = new Map<string, string[]>();
@@ -108,6 +119,6 @@ export function restRoutes(services: Services, router: AnyRouter): Router {
     if (route.meta.auth !== 'origin') continue;
     browserPaths.set(route.routerPath, [...(browserPaths.get(route.routerPath) ?? []), route.method]);
   }
-  for (const [path, methods] of browserPaths) koaRouter.register(path, ['OPTIONS'], [preflight(methods)]);
-  return koaRouter;
+  for (const [path, methods] of browserPaths) routers.others.register(path, ['OPTIONS'], [preflight(methods)]);
+  return routers;
 }
