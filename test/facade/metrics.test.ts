@@ -114,6 +114,8 @@ describe('GET /metrics', () => {
     expect(sample(text, 'siteverify_verdicts_total', { result: 'invalid-input-response' })).toBe(1);
     expect(sample(text, 'siteverify_verdicts_total', { result: 'missing-input-secret' })).toBe(1);
     expect(sample(text, 'siteverify_verdicts_total', { result: 'bad-request' })).toBe(1);
+    // Matched by their own router (decision 0014), the requests still carry their route's label.
+    expect(sample(text, 'http_requests_total', { method: 'POST', route: '/api/v1/siteverify', status: '200' })).toBe(5);
   });
 
   it('counts rate-limit rejections by limit', async () => {

@@ -99,3 +99,26 @@ describe('secrets are taken from the body only, never the query string', () => {
     expect(listed.body.meta.per_page).toBe(10);
   });
 });
+
+describe('the siteverify paths, in a router of their own (decision 0014)', () => {
+  it('answer any other method with 405, Allow: POST, in the error shape', async () => {
+    for (const path of [
+      '/api/siteverify',
+      '/api/v1/siteverify',
+      '/turnstile/v0/siteverify',
+      '/recaptcha/api/siteverify',
+      '/siteverify',
+    ]) {
+      for (const method of ['GET', 'PUT', 'DELETE']) {
+        const res = await request(`${server.url}${path}`, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get('allow'), `${method} ${path}`).toBe('POST');
+        expect(res.body, `${method} ${path}`).toEqual({
+          code: 'ERR_METHOD_NOT_ALLOWED',
+          message: expect.any(String),
+          status: 405,
+        });
+      }
+    }
+  });
+});
