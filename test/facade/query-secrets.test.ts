@@ -15,6 +15,14 @@ let server: TestServer;
 let key: string;
 let site: { sitekey: string; secret: string };
 const origin = 'https://shop.example';
+/** Every path siteverify answers on: ours, then Turnstile's, reCAPTCHA's and hCaptcha's. */
+const siteverifyPaths = [
+  '/api/siteverify',
+  '/api/v1/siteverify',
+  '/turnstile/v0/siteverify',
+  '/recaptcha/api/siteverify',
+  '/siteverify',
+];
 
 beforeAll(async () => {
   services = await openTestServices();
@@ -46,13 +54,7 @@ async function v3Token(): Promise<string> {
 describe('secrets are taken from the body only, never the query string', () => {
   it('siteverify refuses secret and response in the query (bad-request) and the token stays unspent', async () => {
     const token = await v3Token();
-    for (const path of [
-      '/api/siteverify',
-      '/api/v1/siteverify',
-      '/turnstile/v0/siteverify',
-      '/recaptcha/api/siteverify',
-      '/siteverify',
-    ]) {
+    for (const path of siteverifyPaths) {
       const qs = new URLSearchParams({ secret: site.secret, response: token }).toString();
       const bare = await request(`${server.url}${path}?${qs}`, { method: 'POST' });
       expect(bare.status).toBe(200);
@@ -102,13 +104,7 @@ describe('secrets are taken from the body only, never the query string', () => {
 
 describe('the siteverify paths, in a router of their own (decision 0014)', () => {
   it('answer any other method with 405, Allow: POST, in the error shape', async () => {
-    for (const path of [
-      '/api/siteverify',
-      '/api/v1/siteverify',
-      '/turnstile/v0/siteverify',
-      '/recaptcha/api/siteverify',
-      '/siteverify',
-    ]) {
+    for (const path of siteverifyPaths) {
       for (const method of ['GET', 'PUT', 'DELETE']) {
         const res = await request(`${server.url}${path}`, { method });
         expect(res.status, `${method} ${path}`).toBe(405);
