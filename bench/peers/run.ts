@@ -62,7 +62,10 @@ const json = (path: string, body: object, i: number): WrkRequest => ({
   body: JSON.stringify(body),
 });
 
-async function prepared(url: string, kind: 'altcha' | 'cap' | 'cap-solved', n: number): Promise<string[]> {
+/** What the peers' server prepares ahead of a round (bench/servers/peers.ts). */
+type PreparedKind = 'altcha' | 'cap' | 'cap-solved';
+
+async function prepared(url: string, kind: PreparedKind, n: number): Promise<string[]> {
   const res = await fetch(`${url}/prepare/${kind}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -86,6 +89,19 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
   const window = { fromUs: 0, toUs: 0 };
   try {
     const peersUrl = `http://127.0.0.1:${peers.info.port}`;
+    /** A target on the peers' server: items prepared there (`warmUp`, then `perRound` a round), each made a request. */
+    const peer = (
+      name: string,
+      kind: PreparedKind,
+      [warmUp, perRound]: [number, number],
+      toRequest: (item: string, i: number) => WrkRequest,
+    ): Target => ({
+      name,
+      url: peersUrl,
+      pid: peers.child.pid!,
+      requests: async (round) => (await prepared(peersUrl, kind, round < 0 ? warmUp : perRound)).map(toRequest),
+      singleUse: true,
+    });
     const allTargets: Target[] = [
       {
         name: 'ours (siteverify)',
@@ -94,36 +110,13 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
         requests: async (round) => siteverifyRequests(ours.info, round < 0 ? 5_000 : PER_ROUND),
         singleUse: true,
       },
-      {
-        name: 'ALTCHA (altcha-lib)',
-        url: peersUrl,
-        pid: peers.child.pid!,
-        requests: async (round) =>
-          (await prepared(peersUrl, 'altcha', round < 0 ? 5_000 : PER_ROUND)).map((payload, i) =>
-            json('/altcha/verify', { payload }, i),
-          ),
-        singleUse: true,
-      },
-      {
-        name: 'Cap (redeem + validate)',
-        url: peersUrl,
-        pid: peers.child.pid!,
-        requests: async (round) =>
-          (await prepared(peersUrl, 'cap-solved', round < 0 ? 2_000 : CAP_SOLVED_PER_ROUND)).map((solved, i) =>
-            json('/cap/redeem', JSON.parse(solved) as object, i),
-          ),
-        singleUse: true,
-      },
-      {
-        name: 'Cap (validate only)',
-        url: peersUrl,
-        pid: peers.child.pid!,
-        requests: async (round) =>
-          (await prepared(peersUrl, 'cap', round < 0 ? 5_000 : PER_ROUND)).map((response, i) =>
-            json('/cap/siteverify', { secret: 'x', response }, i),
-          ),
-        singleUse: true,
-      },
+      peer('ALTCHA (altcha-lib)', 'altcha', [5_000, PER_ROUND], (payload, i) => json('/altcha/verify', { payload }, i)),
+      peer('Cap (redeem + validate)', 'cap-solved', [2_000, CAP_SOLVED_PER_ROUND], (solved, i) =>
+        json('/cap/redeem', JSON.parse(solved) as object, i),
+      ),
+      peer('Cap (validate only)', 'cap', [5_000, PER_ROUND], (response, i) =>
+        json('/cap/siteverify', { secret: 'x', response }, i),
+      ),
       {
         name: 'bare Koa (ceiling)',
         url: `http://127.0.0.1:${bare.info.port}`,
