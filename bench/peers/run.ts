@@ -1,7 +1,9 @@
 // Our siteverify beside the self-hosted alternatives, in one run on this machine: the success
 // path of each (a fresh, valid token verified once) behind the same Koa app and body parser,
 // under the same wrk load (64 connections), with bare Koa (JSON in, JSON out) as the ceiling.
-//   ours    POST /api/v1/siteverify on the service (bench/servers/service.ts), real tokens
+//   ours    POST /api/v1/siteverify on the service (bench/servers/service.ts), real tokens; and
+//           the same siteverify() on the peers' app, bare Koa and koa-body (BENCH_APP=bare-koa):
+//           the verification like for like, and what the service's HTTP layer adds
 //   altcha  altcha-lib's verifySolution plus a spent-token set (bench/servers/peers.ts)
 //   cap     @cap.js/server's redeemChallenge and validateToken, Cap's whole server side of a
 //           success, at its default 50 challenges (bench/servers/peers.ts); and validateToken
@@ -81,6 +83,10 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
     { BENCH_REDIS_URL: store === 'redis' ? redisUrl : '' },
     profileFlags(store),
   );
+  const oursOnBare = await startChild<BenchSite & { port: number }>('bench/servers/service.ts', {
+    BENCH_REDIS_URL: store === 'redis' ? redisUrl : '',
+    BENCH_APP: 'bare-koa',
+  });
   const peers = await startChild<{ port: number }>('bench/servers/peers.ts', {
     PEERS_REDIS_URL: store === 'redis' ? redisUrl : '',
   });
@@ -108,6 +114,13 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
         url: `http://127.0.0.1:${ours.info.port}`,
         pid: ours.child.pid!,
         requests: async (round) => siteverifyRequests(ours.info, round < 0 ? 5_000 : PER_ROUND),
+        singleUse: true,
+      },
+      {
+        name: 'ours (on bare Koa)',
+        url: `http://127.0.0.1:${oursOnBare.info.port}`,
+        pid: oursOnBare.child.pid!,
+        requests: async (round) => siteverifyRequests(oursOnBare.info, round < 0 ? 5_000 : PER_ROUND),
         singleUse: true,
       },
       peer('ALTCHA (altcha-lib)', 'altcha', [5_000, PER_ROUND], (payload, i) => json('/altcha/verify', { payload }, i)),
@@ -161,6 +174,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
     }
   } finally {
     await ours.stop();
+    await oursOnBare.stop();
     await peers.stop();
   }
   const profile = PROFILE_DIR && newestProfile(path.join(PROFILE_DIR, store));

@@ -1,7 +1,12 @@
 // The real service for benchmarks, in its own process: embedded PGlite in memory (or
 // BENCH_DATABASE_URL), memory stores (or BENCH_REDIS_URL), one registered site. Prints
 // {port, sitekey, secret, tokenKey} once listening.
+// BENCH_APP=bare-koa: the same services and siteverify() behind the peers' app instead of ours
+// (bare Koa and koa-body, bench/servers/peers.ts), with no facade: the domain's verification
+// like for like with the peers', and, beside the service, what our HTTP layer costs.
 import { randomBytes } from 'node:crypto';
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.ts';
 import { openServices } from '../../src/services.ts';
@@ -10,6 +15,30 @@ import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { createApp } from '../../facade/app.ts';
 import { listen } from '../../facade/server.ts';
+import { lazyEntityManager } from '../../facade/koa-context.ts';
+import { siteverify, type SiteverifyInput } from '../../src/captcha/siteverify.ts';
+import type { Services } from '../../routers/context.ts';
+
+/** siteverify() on bare Koa and koa-body, as the peers are served: a verdict or a refusal's status. */
+function siteverifyOnBareKoa(services: Services): Koa {
+  const app = new Koa({ proxy: true, maxIpsCount: 1 });
+  app.use(koaBody({ json: true, urlencoded: true }));
+  app.use(async (ctx) => {
+    const deps = {
+      em: lazyEntityManager(services.orm.em),
+      stores: services.stores,
+      tokenKey: services.config.tokenKey!,
+      now: Date.now,
+      testKeys: false,
+      events: services.analytics,
+    };
+    const input = (ctx.request.body ?? {}) as SiteverifyInput;
+    const outcome = await siteverify(deps, input, { route: ctx.path, ip: ctx.ip });
+    if ('refused' in outcome) ctx.status = outcome.refused === 'rate-limited' ? 429 : 503;
+    else ctx.body = outcome.verdict;
+  });
+  return app;
+}
 
 const config = loadConfig({
   TOKEN_KEY: process.env.BENCH_TOKEN_KEY ?? randomBytes(32).toString('hex'),
@@ -27,7 +56,8 @@ const em = services.orm.em.fork();
 const user = await createUser(em, { name: 'bench' });
 const { key } = await createApiKey(em, user, 'bench');
 const { site, secret } = await createSite(em, user.id, { name: 'bench', origins: ['https://bench.example'] });
-const server = await listen(createApp(services), {
+const app = process.env.BENCH_APP === 'bare-koa' ? siteverifyOnBareKoa(services) : createApp(services);
+const server = await listen(app, {
   port: Number(process.env.PORT ?? 0),
   host: '127.0.0.1',
   requestTimeoutMs: 30_000,
