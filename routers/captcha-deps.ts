@@ -1,8 +1,11 @@
 import type { CaptchaDeps, BrowserRequest } from '../src/captcha/context.ts';
 import type { InnerContext } from './context.ts';
 
+/** What the challenge flows' dependencies are made of: a procedure's context, or the services and an EntityManager. */
+type CaptchaSources = Pick<InnerContext, 'em' | 'stores' | 'config' | 'engineReference' | 'analytics'>;
+
 /** The challenge flows' dependencies from a procedure's context. */
-export function captchaDeps(ctx: InnerContext): CaptchaDeps {
+export function captchaDeps(ctx: CaptchaSources): CaptchaDeps {
   if (!ctx.config.tokenKey) throw new Error('TOKEN_KEY was not resolved at start');
   return {
     em: ctx.em,

@@ -18,22 +18,20 @@ import { listen } from '../../facade/server.ts';
 import { lazyEntityManager } from '../../facade/koa-context.ts';
 import { siteverify, type SiteverifyInput } from '../../src/captcha/siteverify.ts';
 import type { Services } from '../../routers/context.ts';
+import { captchaDeps } from '../../routers/captcha-deps.ts';
 
 /** siteverify() on bare Koa and koa-body, as the peers are served: a verdict or a refusal's status. */
 function siteverifyOnBareKoa(services: Services): Koa {
-  const app = new Koa({ proxy: true, maxIpsCount: 1 });
+  const app = new Koa({ proxy: services.config.TRUST_PROXY, maxIpsCount: 1 });
   app.use(koaBody({ json: true, urlencoded: true }));
+  // The service's own dependencies, made once; each request forks an EntityManager on first use, as the facade's do.
+  const deps = captchaDeps({ ...services, em: services.orm.em });
   app.use(async (ctx) => {
-    const deps = {
-      em: lazyEntityManager(services.orm.em),
-      stores: services.stores,
-      tokenKey: services.config.tokenKey!,
-      now: Date.now,
-      testKeys: false,
-      events: services.analytics,
-    };
     const input = (ctx.request.body ?? {}) as SiteverifyInput;
-    const outcome = await siteverify(deps, input, { route: ctx.path, ip: ctx.ip });
+    const outcome = await siteverify({ ...deps, em: lazyEntityManager(services.orm.em) }, input, {
+      route: ctx.path,
+      ip: ctx.ip,
+    });
     if ('refused' in outcome) ctx.status = outcome.refused === 'rate-limited' ? 429 : 503;
     else ctx.body = outcome.verdict;
   });
