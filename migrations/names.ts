@@ -16,4 +16,5 @@ export const migrationNames = [
   'Migration20261126050000',
   'Migration20261126120000',
   'Migration20261126130000',
+  'Migration20261127010000',
 ];

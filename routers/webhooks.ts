@@ -3,6 +3,7 @@ import { apiKeyProcedure, router } from './trpc.ts';
 import {
   deleteWebhook,
   describeDelivery,
+  enableWebhook,
   describeWebhook,
   getWebhook,
   listDeliveries,
@@ -18,6 +19,12 @@ const webhook = z.object({
   id: z.number().int(),
   url: z.string(),
   events: z.array(event),
+  /** False once WEBHOOK_DISABLE_AFTER deliveries in a row failed every attempt; `enable` turns it on again. */
+  enabled: z.boolean(),
+  /** Deliveries in a row that failed every attempt (0 after a delivered one). */
+  failures_in_row: z.number().int(),
+  disabled_at: z.string().nullable(),
+  disabled_reason: z.string().nullable(),
   created_at: z.string(),
 });
 const delivery = z.object({
@@ -90,6 +97,23 @@ export const webhooksRouter = router({
     .query(async ({ ctx, input }) => {
       const hook = await getWebhook(ctx.em, ctx.user.id, parseId(input.id));
       return { data: (await listDeliveries(ctx.em, hook.id)).map(describeDelivery), status: 200 as const };
+    }),
+
+  /** Enables a webhook that failed deliveries disabled (new events are delivered again). */
+  enable: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/webhooks/{id}/enable',
+        summary: 'Enable a disabled webhook',
+        tags: ['webhooks'],
+      },
+    })
+    .input(z.object({ id: webhookId }))
+    .output(z.object({ data: webhook, status: z.literal(200) }))
+    .mutation(async ({ ctx, input }) => {
+      const hook = await enableWebhook(ctx.em, ctx.user.id, parseId(input.id));
+      return { data: describeWebhook(hook), status: 200 as const };
     }),
 
   /** Deletes the webhook and its deliveries. */

@@ -209,12 +209,42 @@ const envSchema = z.object({
   AUDIT_HOST_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(250),
   /** Audit pages this instance works on at once (they also take analyzer slots, ANALYZER_*). */
   AUDIT_WORKERS: z.coerce.number().int().min(1).max(256).default(4),
+  /**
+   * Audit pages of one account worked on at once, every instance together (exact: one queue
+   * singleton slot each), so one account never holds every AUDIT_WORKERS slot (docs/isolation.md).
+   */
+  AUDIT_KEY_WORKERS: z.coerce.number().int().min(1).max(64).default(2),
+  /** Run starts (robots.txt and sitemap discovery) this instance works on at once; one per account. */
+  AUDIT_RUN_WORKERS: z.coerce.number().int().min(1).max(32).default(2),
+  /** Time a run's discovery (robots.txt and every sitemap together) may take, ms; then the run starts with what was found. */
+  AUDIT_DISCOVERY_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** Links (or sitemap entries) read from one page or sitemap; the rest are ignored. */
+  AUDIT_MAX_LINKS: z.coerce.number().int().min(10).max(100_000).default(5000),
+  /** Audits one account may have (a create beyond it is a 422 `ERR_AUDIT_LIMIT`). */
+  AUDIT_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** Shortest time between two runs of a schedule, seconds (a more frequent cron is a 422 `ERR_SCHEDULE_TOO_FREQUENT`). */
+  AUDIT_MIN_INTERVAL: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(31 * 86_400)
+    .default(3600),
+  /** Audit pages one account may queue per UTC day, scheduled and on-demand together. */
+  AUDIT_DAILY_PAGES: z.coerce.number().int().min(1).max(10_000_000).default(5000),
   /** Runs kept per audit; older runs (and their page rows) are deleted. Reports stay. */
   AUDIT_RUN_RETENTION: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Seconds between the queue's maintenance and monitoring passes (stale jobs, schedules). */
   QUEUE_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   /** Time one webhook delivery attempt may take, ms. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Webhooks one account may register (beyond it a 422 `ERR_WEBHOOK_LIMIT`). */
+  WEBHOOK_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Deliveries this instance sends at once. */
+  WEBHOOK_WORKERS: z.coerce.number().int().min(1).max(256).default(4),
+  /** Deliveries of one account in flight at once, every instance together (exact). */
+  WEBHOOK_KEY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Deliveries in a row that failed every attempt before their webhook is disabled. */
+  WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Google Safe Browsing API key: enables the `gsb` check. Unset: the check is left out. */
   GSB_API_KEY: z.string().min(1).max(512).optional(),
   /** Safe Browsing API base URL (tests point it at a local fake). */

@@ -58,7 +58,23 @@ export const errorCodes = {
     status: 422,
     description: 'The page could not be analysed (DNS, refused, timeout, TLS, not HTML, forbidden address).',
   },
+  ERR_AUDIT_LIMIT: {
+    status: 422,
+    description: 'The account has AUDIT_MAX_PER_ACCOUNT audits already; delete one first.',
+  },
+  ERR_SCHEDULE_TOO_FREQUENT: {
+    status: 422,
+    description: 'The schedule would run more often than once every AUDIT_MIN_INTERVAL seconds.',
+  },
+  ERR_WEBHOOK_LIMIT: {
+    status: 422,
+    description: 'The account has WEBHOOK_MAX_PER_ACCOUNT webhooks already; delete one first.',
+  },
   ERR_RATE_LIMITED: { status: 429, description: 'Too many requests; see `Retry-After`.' },
+  ERR_AUDIT_PAGE_BUDGET: {
+    status: 429,
+    description: "The account's daily audit page budget (AUDIT_DAILY_PAGES) is spent; see `Retry-After` (00:00 UTC).",
+  },
   ERR_HEADERS_TOO_LARGE: { status: 431, description: 'The request headers are too large.' },
   ERR_INTERNAL: { status: 500, description: 'An unexpected failure; the response tells nothing more.' },
   ERR_UNAVAILABLE: { status: 503, description: 'A dependency is unavailable; retry after `Retry-After`.' },

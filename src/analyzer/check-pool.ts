@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import { MessageChannel } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
-import type { CheckInput, CheckResults, CheckTask } from './check-worker.ts';
+import type { CheckInput, CheckResults } from './check-worker.ts';
+import type { LinkResult, LinkTask } from './links.ts';
 import { AnalyzeError, checkBudgetError } from './errors.ts';
 
 /** How the pool is built. */
@@ -36,7 +37,7 @@ function workerEntry(): { filename: string; execArgv: string[] } {
 
 /** Runs page checks in worker threads, each run under a time budget. */
 export class CheckPool {
-  readonly #piscina: Piscina<CheckTask, CheckResults>;
+  readonly #piscina: Piscina<object, unknown>;
   #closed = false;
 
   constructor(options: CheckPoolOptions) {
@@ -64,6 +65,19 @@ export class CheckPool {
    * this rejects with the signal's reason.
    */
   async run(page: CheckInput, budgetMs: number, signal?: AbortSignal): Promise<CheckResults> {
+    return this.#run<CheckResults>({ page }, undefined, budgetMs, signal);
+  }
+
+  /**
+   * A crawl's read of a page's links or a sitemap ({@link readLinks}) in a worker, under the
+   * same budget rules as {@link run}: the read stops itself at its `softBudgetMs`; past
+   * `budgetMs` its worker is terminated and this rejects with the `check_budget` AnalyzeError.
+   */
+  async links(task: LinkTask, budgetMs: number, signal?: AbortSignal): Promise<LinkResult> {
+    return this.#run<LinkResult>({ links: task }, 'links', budgetMs, signal);
+  }
+
+  async #run<T>(payload: object, name: string | undefined, budgetMs: number, signal?: AbortSignal): Promise<T> {
     if (this.#closed) throw new Error('The check pool is closed.');
     signal?.throwIfAborted();
     const abort = new AbortController();
@@ -75,10 +89,10 @@ export class CheckPool {
     const onAbort = (): void => abort.abort(signal!.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return await this.#piscina.run(
-        { page, started: channel.port2 },
-        { transferList: [channel.port2], signal: abort.signal },
-      );
+      return (await this.#piscina.run(
+        { ...payload, started: channel.port2 },
+        { transferList: [channel.port2], signal: abort.signal, ...(name ? { name } : {}) },
+      )) as T;
     } catch (err) {
       if (abort.signal.aborted) throw abort.signal.reason;
       throw new AnalyzeError('check_budget', 'The page could not be checked within the resources of one analysis.', {

@@ -7,6 +7,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { AuxiliaryResults } from './auxiliary.ts';
 import type { CheckCategory, CheckResult } from './checks/types.ts';
 import type { Thresholds } from './options.ts';
+import { readLinks, type LinkResult, type LinkTask } from './links.ts';
 import { PageContext } from './page.ts';
 import { runChecks } from './run-checks.ts';
 
@@ -47,4 +48,13 @@ export default function checkTask(task: CheckTask): CheckResults {
     task.started.close();
   }
   return runPageChecks(task.page);
+}
+
+/** The piscina handler named `links`: a crawl's read of a page's links or a sitemap ({@link readLinks}). */
+export function links(task: { links: LinkTask; started?: MessagePort }): LinkResult {
+  if (task.started) {
+    task.started.postMessage('started');
+    task.started.close();
+  }
+  return readLinks(task.links);
 }

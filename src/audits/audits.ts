@@ -6,9 +6,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { projectOf } from '../analyzer/analyze.ts';
 import type { Config } from '../config.ts';
 import { AuditPageSchema, AuditRunSchema, AuditSchema, type Audit, type AuditRun } from '../entities/audit.entity.ts';
-import { notFound, validationError } from '../errors.ts';
+import { AppError, notFound, validationError } from '../errors.ts';
 import type { JobQueue } from '../queue/queue.ts';
 import { parseReportUrl } from '../reports/urls.ts';
+import { pagesLeftNow, secondsToNextDay } from './page-budget.ts';
 import { startRun } from './runs.ts';
 
 export const SCHEDULE_QUEUE = 'audit-schedule';
@@ -49,13 +50,32 @@ export async function createAudit(
   }
   if (input.schedule) {
     checkTimezone(timezone!);
-    try {
-      deps.queue.boss.previewSchedule(input.schedule, { tz: timezone, count: 1 });
-    } catch {
-      throw validationError('schedule', 'The schedule must be a cron expression (five or six fields).');
-    }
+    checkInterval(deps, input.schedule, timezone!);
+  }
+  if ((await pagesLeftNow(em, userId, deps.config.AUDIT_DAILY_PAGES)) === 0) {
+    throw new AppError(
+      'RATE_LIMITED',
+      `The account's daily page budget (${deps.config.AUDIT_DAILY_PAGES} audit pages) is spent; it renews at 00:00 UTC.`,
+      { code: 'ERR_AUDIT_PAGE_BUDGET', retryAfter: secondsToNextDay() },
+    );
   }
   const audit = await em.transactional(async (tx) => {
+    // The account's row locked: two creates at once cannot both pass the cap.
+    await tx.execute('select id from users where id = ? for update', [userId]);
+    const [{ audits }] = await tx.execute<Array<{ audits: number }>>(
+      'select count(*)::int as audits from audits where user_id = ?',
+      [userId],
+    );
+    const most = deps.config.AUDIT_MAX_PER_ACCOUNT;
+    if (audits >= most) {
+      throw validationError(
+        'url',
+        `An account may have at most ${most} audits (AUDIT_MAX_PER_ACCOUNT); delete one first.`,
+        {
+          code: 'ERR_AUDIT_LIMIT',
+        },
+      );
+    }
     const row = tx.create(AuditSchema, {
       user: userId,
       url,
@@ -69,7 +89,7 @@ export async function createAudit(
       status: 'queued',
     });
     await tx.flush();
-    await startRun(tx, deps.queue, row.id);
+    await startRun(tx, deps.queue, { id: row.id, userId });
     return row;
   });
   if (audit.schedule) {
@@ -78,14 +98,52 @@ export async function createAudit(
   return audit;
 }
 
+/** Occurrences of a schedule looked at for its shortest interval (pg-boss previews at most 1,000). */
+const INTERVAL_SAMPLE = 500;
+
+/**
+ * A schedule must be a cron expression whose runs are at least AUDIT_MIN_INTERVAL seconds
+ * apart, judged on its next {@link INTERVAL_SAMPLE} runs.
+ */
+function checkInterval(deps: { config: Config; queue: JobQueue }, schedule: string, tz: string): void {
+  let runs: Date[];
+  try {
+    runs = deps.queue.boss.previewSchedule(schedule, { tz, count: INTERVAL_SAMPLE });
+  } catch {
+    throw validationError('schedule', 'The schedule must be a cron expression (five or six fields).');
+  }
+  const least = deps.config.AUDIT_MIN_INTERVAL;
+  for (let i = 1; i < runs.length; i++) {
+    if ((runs[i].getTime() - runs[i - 1].getTime()) / 1000 < least) {
+      throw validationError(
+        'schedule',
+        `A schedule may run at most once every ${least} seconds (AUDIT_MIN_INTERVAL); this one runs more often.`,
+        { code: 'ERR_SCHEDULE_TOO_FREQUENT' },
+      );
+    }
+  }
+}
+
 /** The scheduled job: a new run, unless the audit's latest run is still under way. */
-export async function runScheduled(em: EntityManager, queue: JobQueue, auditId: number): Promise<void> {
+export async function runScheduled(
+  em: EntityManager,
+  queue: JobQueue,
+  auditId: number,
+  minIntervalSeconds: number,
+): Promise<void> {
   await em.fork().transactional(async (tx) => {
-    const locked = await tx.execute<Array<{ id: number }>>('select id from audits where id = ? for update', [auditId]);
+    const locked = await tx.execute<Array<{ id: number; user_id: number }>>(
+      'select id, user_id from audits where id = ? for update',
+      [auditId],
+    );
     if (locked.length === 0) return;
     const latest = await tx.findOne(AuditRunSchema, { audit: auditId }, { orderBy: { id: 'desc' } });
     if (latest && (latest.status === 'queued' || latest.status === 'running')) return;
-    await startRun(tx, queue, auditId);
+    // A schedule saved before AUDIT_MIN_INTERVAL was raised still runs no more often than it
+    // allows (less a minute, the cron's own granularity).
+    const least = minIntervalSeconds * 1000 - Math.min(60_000, minIntervalSeconds * 500);
+    if (latest && Date.now() - latest.createdAt.getTime() < least) return;
+    await startRun(tx, queue, { id: auditId, userId: locked[0].user_id });
   });
 }
 

@@ -9,8 +9,15 @@
  *
  * A page row is unique per run and is marked done in the transaction that stores its report,
  * under a lock on the page, so a job run twice (an instance stopped mid-page, its job retried
- * elsewhere) stores one report. Page jobs of one host take one of AUDIT_HOST_CONCURRENCY
- * singleton slots, held until AUDIT_HOST_DELAY_MS after the page, across all instances.
+ * elsewhere) stores one report.
+ *
+ * Fair shares, every instance together (docs/isolation.md): a page job takes one of its
+ * account's AUDIT_KEY_WORKERS singleton slots (pg-boss enforces one active job per singleton
+ * key), held until AUDIT_HOST_DELAY_MS after the page; its priority is minus the number of the
+ * account's pages queued before it, so the k-th waiting page of every account is served before
+ * any account's (k+1)-th: an account with few pages never waits behind one with many. A run
+ * start takes its account's one slot of `audit-start`. Pages of one host are also grouped
+ * (AUDIT_HOST_CONCURRENCY at once, pg-boss's group concurrency) out of politeness to the site.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
@@ -24,9 +31,15 @@ import { analyzerOptionsFrom, type ReportAnalyzer } from '../reports/analysis.ts
 import { createReport } from '../reports/reports.ts';
 import { emitEvent } from '../webhooks/events.ts';
 import { diffRuns, summarize, type RunPage } from './changes.ts';
-import { Crawler, inScope, type CrawlScope } from './crawl.ts';
+import { Crawler, type CrawlScope } from './crawl.ts';
+import { pagesLeftToday, spendPages } from './page-budget.ts';
 
-export const RUN_QUEUE = 'audit-run';
+export const RUN_QUEUE = 'audit-start';
+/**
+ * The run-start queue before it took one slot per account (a standard queue cannot become a
+ * singleton one): its queued runs are sent again to {@link RUN_QUEUE} at start, then it is dropped.
+ */
+export const LEGACY_RUN_QUEUE = 'audit-run';
 export const PAGE_QUEUE = 'audit-page';
 /** Where pg-boss moves a page job that failed its last attempt: {@link runDeadPageJob}. */
 export const DEAD_PAGE_QUEUE = 'audit-page-dead';
@@ -40,20 +53,36 @@ export interface AuditDeps {
   log: Logger;
 }
 
-/** robots.txt per run, read once per run by each instance rather than once per page. */
-const robotsOfRun = new LRUCache<number, string>({ max: 256, ttl: 10 * 60_000 });
+/**
+ * robots.txt per run, read once per run by each instance rather than once per page; at most
+ * 8 MB of them (a robots.txt is read up to 500 KiB).
+ */
+const robotsOfRun = new LRUCache<number, string>({
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (text) => text.length + 1,
+  ttl: 10 * 60_000,
+});
 
 interface PageJob {
   runId: number;
   pageId: number;
 }
 
-/** Starts a new run of `auditId` (in `em`'s transaction): the run row and its `audit-run` job. */
-export async function startRun(tx: EntityManager, queue: JobQueue, auditId: number): Promise<number> {
-  const run = tx.create(AuditRunSchema, { audit: auditId, status: 'queued', total: 0, done: 0, failed: 0 });
+/** The options of a run-start job: one slot per account, every instance together. */
+export function runJobOptions(userId: number) {
+  return { singletonKey: `user-${userId}` };
+}
+
+/** Starts a new run of `audit` (in `tx`'s transaction): the run row and its `audit-start` job. */
+export async function startRun(
+  tx: EntityManager,
+  queue: JobQueue,
+  audit: { id: number; userId: number },
+): Promise<number> {
+  const run = tx.create(AuditRunSchema, { audit: audit.id, status: 'queued', total: 0, done: 0, failed: 0 });
   await tx.flush();
-  await tx.nativeUpdate(AuditSchema, { id: auditId }, { status: 'queued', updatedAt: new Date() });
-  await queue.send(RUN_QUEUE, { runId: run.id }, {}, tx);
+  await tx.nativeUpdate(AuditSchema, { id: audit.id }, { status: 'queued', updatedAt: new Date() });
+  await queue.send(RUN_QUEUE, { runId: run.id }, runJobOptions(audit.userId), tx);
   return run.id;
 }
 
@@ -61,20 +90,35 @@ function scopeOf(audit: { url: string; include: string[]; exclude: string[] }, r
   return { origin: new URL(audit.url).origin, include: audit.include, exclude: audit.exclude, robots, userAgent: ua };
 }
 
-/** The `audit-run` job: discovers the first pages and queues them. */
+function crawlerOf(deps: AuditDeps, options: ReturnType<typeof analyzerOptionsFrom>, signal?: AbortSignal) {
+  return new Crawler(options, deps.analyzer, { maxLinks: deps.config.AUDIT_MAX_LINKS }, signal);
+}
+
+/**
+ * The `audit-start` job: discovers the first pages and queues them. Discovery (robots.txt and
+ * every sitemap together) has AUDIT_DISCOVERY_TIMEOUT_MS; past it the run starts with what it
+ * found (the start URL at least).
+ */
 export async function runStartJob(deps: AuditDeps, runId: number): Promise<void> {
   const run = await deps.em.fork().findOne(AuditRunSchema, { id: runId }, { populate: ['audit'] });
   if (!run || run.status !== 'queued') return;
   const audit = run.audit;
   const options = analyzerOptionsFrom(deps.config);
-  const crawler = new Crawler(options);
+  const crawler = crawlerOf(deps, options, AbortSignal.timeout(deps.config.AUDIT_DISCOVERY_TIMEOUT_MS));
   let seeds: string[];
-  let robots: string;
   try {
-    robots = await crawler.robots(new URL(audit.url).origin);
+    const robots = await crawler.robots(new URL(audit.url).origin);
+    robotsOfRun.set(runId, robots);
     const scope = scopeOf(audit, robots, options.userAgent);
-    const start = inScope(audit.url, { ...scope, include: [] });
-    seeds = [...new Set([...(start ? [start] : []), ...(await crawler.sitemapPages(scope, audit.maxPages))])];
+    const start = await deps.analyzer.links({
+      kind: 'list',
+      text: audit.url,
+      url: audit.url,
+      scope: { ...scope, include: [] },
+      limit: 1,
+      maxCandidates: 1,
+    });
+    seeds = [...new Set([...start.urls, ...(await crawler.sitemapPages(scope, audit.maxPages))])];
   } finally {
     await crawler.close();
   }
@@ -84,28 +128,74 @@ export async function runStartJob(deps: AuditDeps, runId: number): Promise<void>
       [runId],
     );
     if (locked[0]?.status !== 'queued') return;
-    const added = await addPages(tx, deps, runId, seeds.slice(0, audit.maxPages), audit.maxPages);
+    const { added, budgetLeft } = await addPages(
+      tx,
+      deps,
+      runId,
+      audit.user.id,
+      seeds.slice(0, audit.maxPages),
+      audit.maxPages,
+    );
     await tx.execute(`update audit_runs set status = 'running', started_at = now(), total = ? where id = ?`, [
       added,
       runId,
     ]);
     await tx.nativeUpdate(AuditSchema, { id: audit.id }, { status: 'running', updatedAt: new Date() });
-    if (added === 0) await finishRun(tx, deps, runId, 'No page of the site could be audited (robots.txt or filters).');
+    if (added === 0) {
+      const why =
+        budgetLeft === 0 && seeds.length > 0
+          ? `The account's daily page budget (AUDIT_DAILY_PAGES = ${deps.config.AUDIT_DAILY_PAGES}) is spent; it renews at 00:00 UTC.`
+          : 'No page of the site could be audited (robots.txt or filters).';
+      await finishRun(tx, deps, runId, why);
+    }
   });
 }
 
 /**
- * Inserts the pages not yet in the run (at most `cap` in the run) and queues their jobs, in
- * `tx`. Returns how many were added.
+ * The queue options of a page job: one of its account's AUDIT_KEY_WORKERS slots, its host's
+ * group, and its place in its account's own line (see the module's doc).
  */
-async function addPages(tx: EntityManager, deps: AuditDeps, runId: number, urls: string[], cap: number) {
-  if (urls.length === 0) return 0;
+function pageJobOptions(deps: AuditDeps, userId: number, pageId: number, url: string, place: number) {
+  return {
+    singletonKey: `user-${userId}#${pageId % deps.config.AUDIT_KEY_WORKERS}`,
+    group: { id: new URL(url).host },
+    priority: -place,
+  };
+}
+
+/** Pages of the account waiting in runs under way: where its next page stands in its own line. */
+async function queuedPagesOf(tx: EntityManager, userId: number): Promise<number> {
+  const [row] = await tx.execute<Array<{ queued: number }>>(
+    `select coalesce(sum(greatest(r.total - r.done - r.failed, 0)), 0)::int as queued
+       from audit_runs r join audits a on a.id = r.audit_id
+      where a.user_id = ? and r.status in ('queued', 'running')`,
+    [userId],
+  );
+  return row?.queued ?? 0;
+}
+
+/**
+ * Inserts the pages not yet in the run (at most `cap` in the run, and no more than the
+ * account's daily page budget allows) and queues their jobs, in `tx`. Returns how many were
+ * added and how much of the budget is left.
+ */
+async function addPages(
+  tx: EntityManager,
+  deps: AuditDeps,
+  runId: number,
+  userId: number,
+  urls: string[],
+  cap: number,
+): Promise<{ added: number; budgetLeft: number }> {
+  if (urls.length === 0) return { added: 0, budgetLeft: -1 };
   const [{ total }] = await tx.execute<Array<{ total: number }>>(
     'select count(*)::int as total from audit_pages where run_id = ?',
     [runId],
   );
-  const room = Math.max(0, cap - total);
-  if (room === 0) return 0;
+  const budgetLeft = await pagesLeftToday(tx, userId, deps.config.AUDIT_DAILY_PAGES);
+  const room = Math.min(budgetLeft, Math.max(0, cap - total));
+  if (room === 0) return { added: 0, budgetLeft };
+  const ahead = await queuedPagesOf(tx, userId);
   const rows = await tx.execute<Array<{ id: number; url: string }>>(
     `insert into audit_pages (run_id, url, status, attempts, updated_at)
      select ?, u, 'queued', 0, now() from json_array_elements_text(?::json) with ordinality as t(u, n) order by n
@@ -117,28 +207,16 @@ async function addPages(tx: EntityManager, deps: AuditDeps, runId: number, urls:
   if (rows.length > kept.length) {
     await tx.execute('delete from audit_pages where id in (?)', [rows.slice(room).map((r) => r.id)]);
   }
-  const slots = deps.config.AUDIT_HOST_CONCURRENCY;
   await deps.queue.insert(
     PAGE_QUEUE,
-    kept.map((row) => ({
+    kept.map((row, i) => ({
       data: { runId, pageId: row.id } satisfies PageJob,
-      singletonKey: `${new URL(row.url).host}#${row.id % slots}`,
+      ...pageJobOptions(deps, userId, row.id, row.url, ahead + i),
     })),
     tx,
   );
-  return kept.length;
-}
-
-/** Analyses with the audit owner's share of the analyzer, waiting while that share is taken. */
-async function analyzeWhenFree(deps: AuditDeps, url: string, userId: number, render: boolean | null) {
-  for (;;) {
-    try {
-      return await deps.analyzer.analyze(url, { tenant: String(userId), render: render ?? undefined });
-    } catch (err) {
-      if (!(err instanceof AppError) || err.kind !== 'UNAVAILABLE') throw err;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(5, err.retryAfter ?? 1) * 1000));
-    }
-  }
+  await spendPages(tx, userId, kept.length);
+  return { added: kept.length, budgetLeft: budgetLeft - kept.length };
 }
 
 function failureOf(err: unknown): string {
@@ -181,7 +259,7 @@ async function settlePage(
         { status: 'done', report: report.id, score: a.score, result: a.result, failing, updatedAt: new Date() },
       );
       await tx.execute('update audit_runs set done = done + 1 where id = ?', [job.runId]);
-      const added = await addPages(tx, deps, job.runId, links, audit.maxPages);
+      const { added } = await addPages(tx, deps, job.runId, audit.userId, links, audit.maxPages);
       if (added) await tx.execute('update audit_runs set total = total + ? where id = ?', [added, job.runId]);
     } else {
       await tx.nativeUpdate(
@@ -213,32 +291,56 @@ export async function runDeadPageJob(deps: AuditDeps, job: PageJob, failure: Dea
   await settlePage(deps, job, { userId: audit.user.id, maxPages: audit.maxPages }, { ok: false, error });
 }
 
-/** The `audit-page` job: one page, once. */
+/** True when the error says the account's share of the analyzer is taken (or the analyzer is full). */
+function analyzerBusy(err: unknown): err is AppError {
+  return err instanceof AppError && err.kind === 'UNAVAILABLE';
+}
+
+/**
+ * The `audit-page` job: one page, once. A page whose account's analyzer share is taken (its
+ * reports are running) does not wait in its worker: it is queued again a few seconds later and
+ * the worker is given back.
+ */
 export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   const em = deps.em.fork();
   const page = await em.findOne(AuditPageSchema, { id: job.pageId }, { populate: ['run', 'run.audit'] });
   if (!page || page.status !== 'queued' || page.run.status !== 'running') return;
   const audit = page.run.audit;
-  await em.nativeUpdate(AuditPageSchema, { id: page.id }, { attempts: page.attempts + 1 });
+  const userId = audit.user.id;
   const options = analyzerOptionsFrom(deps.config);
-  const crawler = new Crawler(options);
+  const crawler = crawlerOf(deps, options);
   let links: string[] = [];
   let outcome: PageOutcome;
+  await em.nativeUpdate(AuditPageSchema, { id: page.id }, { attempts: page.attempts + 1 });
   try {
+    const origin = new URL(audit.url).origin;
+    const analysis = await deps.analyzer.analyze(page.url, {
+      tenant: String(userId),
+      render: audit.render ?? undefined,
+    });
+    outcome = { ok: true, analysis };
     let robots = robotsOfRun.get(job.runId);
     if (robots === undefined) {
-      robots = await crawler.robots(new URL(audit.url).origin);
+      robots = await crawler.robots(origin);
       robotsOfRun.set(job.runId, robots);
     }
-    links = await crawler.links(page.url, scopeOf(audit, robots, options.userAgent));
-    outcome = { ok: true, analysis: await analyzeWhenFree(deps, page.url, audit.user.id, audit.render ?? null) };
+    const room = audit.maxPages - page.run.total;
+    links = await crawler.links(page.url, scopeOf(audit, robots, options.userAgent), room).catch(() => []);
   } catch (err) {
+    if (analyzerBusy(err)) {
+      const delay = Math.min(5, Math.max(1, err.retryAfter ?? 1));
+      await deps.queue.send(PAGE_QUEUE, job, {
+        ...pageJobOptions(deps, userId, page.id, page.url, await queuedPagesOf(em, userId)),
+        startAfter: delay,
+      });
+      return;
+    }
     outcome = { ok: false, error: failureOf(err) };
   } finally {
     await crawler.close();
   }
-  await settlePage(deps, job, { userId: audit.user.id, maxPages: audit.maxPages }, outcome, links);
-  // The host's slot stays taken a moment after its page: politeness across every instance.
+  await settlePage(deps, job, { userId, maxPages: audit.maxPages }, outcome, links);
+  // The account's slot stays taken a moment after its page: politeness to the site, across every instance.
   if (deps.config.AUDIT_HOST_DELAY_MS > 0) {
     await new Promise((resolve) => setTimeout(resolve, deps.config.AUDIT_HOST_DELAY_MS));
   }
@@ -280,9 +382,16 @@ async function finishRun(tx: EntityManager, deps: AuditDeps, runId: number, erro
     progress: { done: run.done, failed: run.failed, total: run.total },
     summary,
   };
-  await emitEvent(tx, deps.queue, userId, status === 'completed' ? 'audit.completed' : 'audit.failed', body);
+  await emitEvent(
+    tx,
+    deps.queue,
+    deps.config.WEBHOOK_KEY_CONCURRENCY,
+    userId,
+    status === 'completed' ? 'audit.completed' : 'audit.failed',
+    body,
+  );
   for (const moved of changes.grades_moved) {
-    await emitEvent(tx, deps.queue, userId, 'report.grade_changed', {
+    await emitEvent(tx, deps.queue, deps.config.WEBHOOK_KEY_CONCURRENCY, userId, 'report.grade_changed', {
       audit_id: audit.id,
       run_id: runId,
       ...moved,

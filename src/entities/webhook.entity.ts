@@ -19,6 +19,11 @@ export const WebhookSchema = defineEntity({
     url: p.string().length(2048),
     events: p.json<WebhookEvent[]>(),
     secret: p.string().length(64),
+    /** Deliveries in a row that failed every attempt; a delivered one sets it back to 0. */
+    failuresInRow: p.integer().default(0),
+    /** Set when WEBHOOK_DISABLE_AFTER failed deliveries in a row disabled it; cleared when enabled again. */
+    disabledAt: p.datetime().nullable(),
+    disabledReason: p.string().length(512).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

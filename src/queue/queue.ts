@@ -35,8 +35,22 @@ export interface JobQueue {
   send(name: string, data: object, options?: SendOptions, em?: EntityManager): Promise<string | null>;
   /** Enqueues many jobs at once (through `em`'s transaction, when given). */
   insert(name: string, jobs: Array<{ data: object } & SendOptions>, em?: EntityManager): Promise<void>;
-  /** Runs `handler` for each job of `name`, `concurrency` at once in this process. */
-  work<T extends object>(name: string, concurrency: number, handler: (job: Job<T>) => Promise<void>): Promise<void>;
+  /**
+   * Runs `handler` for each job of `name`, `concurrency` at once in this process; with
+   * `groupConcurrency`, at most that many jobs of one group (`SendOptions.group`) at once on
+   * every instance together (pg-boss counts them at fetch: a bound, not an exact lock).
+   */
+  work<T extends object>(
+    name: string,
+    concurrency: number,
+    handler: (job: Job<T>) => Promise<void>,
+    options?: { groupConcurrency?: number },
+  ): Promise<void>;
+  /**
+   * Deletes queue `name` and its jobs when it exists, after `carryOver` (which sends what it
+   * still owes elsewhere) has run. For a queue replaced by one with another policy.
+   */
+  retire(name: string, carryOver: () => Promise<void>): Promise<void>;
   /**
    * Runs `handler` for each job of the dead-letter queue `name`: `job.data` is the data of the
    * job that failed every attempt, `failure` how many attempts it had and why the last failed.
@@ -162,7 +176,13 @@ export async function openQueue(database: Database, settings: QueueSettings, log
       if (jobs.length === 0) return;
       await boss.insert(name, jobs, em ? { db: transactionDb(em) } : undefined);
     },
-    async work(name, concurrency, handler) {
+    async retire(name, carryOver) {
+      if ((await boss.getQueue(name)) === null) return;
+      await carryOver();
+      await boss.deleteQueue(name);
+      log.info({ queue: name }, 'retired queue: its work was sent to the queue that replaced it');
+    },
+    async work(name, concurrency, handler, options = {}) {
       await boss.work<object>(
         name,
         {
@@ -170,6 +190,7 @@ export async function openQueue(database: Database, settings: QueueSettings, log
           batchSize: 1,
           pollingIntervalSeconds,
           burstWhenReadyExceeds: 1,
+          ...(options.groupConcurrency ? { groupConcurrency: options.groupConcurrency } : {}),
         },
         async ([job]) => {
           try {

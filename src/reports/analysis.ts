@@ -2,6 +2,7 @@
 // barrel loads the whole engine, which startEngine() brings in on the first analysis.
 import type { AnalysisResult, AnalyzerOptions } from '../analyzer/index.ts';
 import { AnalyzeError } from '../analyzer/errors.ts';
+import type { LinkResult, LinkTask } from '../analyzer/links.ts';
 import { defaultAnalyzerOptions } from '../analyzer/options.ts';
 import { FairPool, SaturatedError, TenantLimitError } from '../analyzer/pool.ts';
 import type { Config } from '../config.ts';
@@ -25,6 +26,11 @@ export interface ReportAnalyzer {
    */
   analyze(url: string, opts: { tenant: string; render?: boolean }): Promise<StoredAnalysis>;
   readonly pool: FairPool;
+  /**
+   * A crawl's read of links or a sitemap, in the check workers (never on the event loop), under
+   * ANALYZER_CHECK_BUDGET_MS; the read stops itself with what it has at half of it.
+   */
+  links(task: Omit<LinkTask, 'softBudgetMs'>, signal?: AbortSignal): Promise<LinkResult>;
   /** Stops the check workers and the shared browser, if rendering started one (services.close()). */
   close(): Promise<void>;
 }
@@ -112,6 +118,11 @@ export function createReportAnalyzer(config: Config, parts: ReportAnalyzerParts 
   };
   return {
     pool,
+    async links(task, signal) {
+      const { analyzerOptions } = await loadEngine();
+      const budgetMs = options.checkBudgetMs;
+      return analyzerOptions.checkPool!.links({ ...task, softBudgetMs: Math.ceil(budgetMs / 2) }, budgetMs, signal);
+    },
     close: async () => {
       const started = await engine?.catch(() => undefined);
       if (!started) return;

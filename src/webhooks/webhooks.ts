@@ -48,12 +48,34 @@ export async function registerWebhook(
     if (err instanceof AnalyzeError) throw validationError('url', err.message, { reason: err.reason });
     throw err;
   }
-  const hook = em.create(WebhookSchema, {
-    user: userId,
-    url: url.href,
-    events: [...new Set(input.events)],
-    secret: newSecret(),
+  return em.transactional(async (tx) => {
+    // The account's row locked: two registrations at once cannot both pass the cap.
+    await tx.execute('select id from users where id = ? for update', [userId]);
+    const most = config.WEBHOOK_MAX_PER_ACCOUNT;
+    if ((await tx.count(WebhookSchema, { user: userId })) >= most) {
+      throw validationError(
+        'url',
+        `An account may have at most ${most} webhooks (WEBHOOK_MAX_PER_ACCOUNT); delete one first.`,
+        { code: 'ERR_WEBHOOK_LIMIT' },
+      );
+    }
+    const hook = tx.create(WebhookSchema, {
+      user: userId,
+      url: url.href,
+      events: [...new Set(input.events)],
+      secret: newSecret(),
+    });
+    await tx.flush();
+    return hook;
   });
+}
+
+/** Enables a webhook that failed deliveries disabled; its count of failures starts again. */
+export async function enableWebhook(em: EntityManager, userId: number, id: number): Promise<Webhook> {
+  const hook = await getWebhook(em, userId, id);
+  hook.disabledAt = null;
+  hook.disabledReason = null;
+  hook.failuresInRow = 0;
   await em.flush();
   return hook;
 }
@@ -79,7 +101,16 @@ export async function listDeliveries(em: EntityManager, webhookId: number, limit
 }
 
 export function describeWebhook(hook: Webhook) {
-  return { id: hook.id, url: hook.url, events: hook.events, created_at: hook.createdAt.toISOString() };
+  return {
+    id: hook.id,
+    url: hook.url,
+    events: hook.events,
+    enabled: !hook.disabledAt,
+    failures_in_row: hook.failuresInRow,
+    disabled_at: hook.disabledAt?.toISOString() ?? null,
+    disabled_reason: hook.disabledReason ?? null,
+    created_at: hook.createdAt.toISOString(),
+  };
 }
 
 export function describeDelivery(d: WebhookDelivery) {
@@ -101,11 +132,39 @@ class DeliveryFailed extends Error {
   override name = 'DeliveryFailed';
 }
 
-/** One attempt of the `webhook-delivery` job. */
+/**
+ * Settles a delivery that failed its last attempt: its webhook counts one more failed delivery
+ * in a row, and is disabled at WEBHOOK_DISABLE_AFTER (its pending deliveries then fail at
+ * their next attempt without a request).
+ */
+async function countFailure(em: EntityManager, config: Config, hook: Webhook): Promise<void> {
+  const [row] = await em.execute<Array<{ failures: number }>>(
+    'update webhooks set failures_in_row = failures_in_row + 1 where id = ? returning failures_in_row as failures',
+    [hook.id],
+  );
+  const limit = config.WEBHOOK_DISABLE_AFTER;
+  if (row && row.failures >= limit) {
+    await em.execute(
+      'update webhooks set disabled_at = now(), disabled_reason = ? where id = ? and disabled_at is null',
+      [
+        `Disabled after ${row.failures} deliveries in a row failed every attempt (WEBHOOK_DISABLE_AFTER = ${limit}).`,
+        hook.id,
+      ],
+    );
+  }
+}
+
+/** One attempt of the `webhook-send` job. */
 export async function deliver(em: EntityManager, config: Config, deliveryId: number): Promise<void> {
   const delivery = await em.findOne(WebhookDeliverySchema, { id: deliveryId }, { populate: ['webhook'] });
   if (!delivery || delivery.status !== 'pending') return;
   const hook = delivery.webhook;
+  if (hook.disabledAt) {
+    delivery.status = 'failed';
+    delivery.error = 'The webhook is disabled.';
+    await em.flush();
+    return;
+  }
   const body = JSON.stringify(delivery.payload);
   const timestamp = Math.floor(Date.now() / 1000);
   let responseStatus: number | null = null;
@@ -147,5 +206,9 @@ export async function deliver(em: EntityManager, config: Config, deliveryId: num
   if (!error) delivery.status = 'delivered';
   else if (delivery.attempts >= DELIVERY_ATTEMPTS) delivery.status = 'failed';
   await em.flush();
+  if (delivery.status === 'delivered' && hook.failuresInRow > 0) {
+    await em.execute('update webhooks set failures_in_row = 0 where id = ?', [hook.id]);
+  }
+  if (delivery.status === 'failed') await countFailure(em, config, hook);
   if (delivery.status === 'pending') throw new DeliveryFailed(error ?? 'not delivered');
 }

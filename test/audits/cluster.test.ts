@@ -57,6 +57,8 @@ describe.runIf(real)('an audit on three instances, one killed mid-audit', () => 
         AUDIT_HOST_CONCURRENCY: '6',
         AUDIT_HOST_DELAY_MS: '0',
         AUDIT_WORKERS: '2',
+        // One key's audit on every worker of the three instances: the per-key share is not what this tests.
+        AUDIT_KEY_WORKERS: '6',
       },
     });
     db = await initORM({ databaseUrl: cluster.databaseUrl }, { pool: { min: 0, max: 2 } });
