@@ -106,7 +106,7 @@ export const auditsRouter = router({
         contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
       },
       successStatus: 202,
-      errorCodes: ['ERR_UNAVAILABLE'],
+      errorCodes: ['ERR_UNAVAILABLE', 'ERR_AUDIT_LIMIT', 'ERR_SCHEDULE_TOO_FREQUENT', 'ERR_AUDIT_PAGE_BUDGET'],
     })
     .input(
       z.object({

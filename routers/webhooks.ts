@@ -59,6 +59,7 @@ export const webhooksRouter = router({
         contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
       },
       successStatus: 201,
+      errorCodes: ['ERR_WEBHOOK_LIMIT'],
     })
     .input(
       z.object({

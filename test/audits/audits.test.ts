@@ -42,6 +42,8 @@ beforeAll(async () => {
       ANALYZER_ALLOW_PRIVATE: 'true',
       ANALYZER_TIMEOUT_MS: '10000',
       AUDIT_HOST_DELAY_MS: '50',
+      // The schedule under test runs every minute; the default keeps schedules an hour apart.
+      AUDIT_MIN_INTERVAL: '60',
       QUEUE_MONITOR_SECONDS: '2',
     },
   });
