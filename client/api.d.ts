@@ -316,6 +316,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable a disabled webhook */
+        post: operations["webhooks-enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/challenges": {
         parameters: {
             query?: never;
@@ -433,7 +450,7 @@ export interface components {
         /** @description A failure. `code` is stable (see the table in docs/api.md); `message` is for people. */
         Error: {
             /** @enum {string} */
-            code: "ERR_BAD_REQUEST" | "ERR_UNAUTHORIZED" | "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID" | "ERR_SESSION_INVALID" | "ERR_FORBIDDEN" | "ERR_CSRF" | "ERR_ORIGIN_NOT_ALLOWED" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_REQUEST_TIMEOUT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED" | "ERR_RATE_LIMITED" | "ERR_HEADERS_TOO_LARGE" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY" | "ERR_NOT_READY";
+            code: "ERR_BAD_REQUEST" | "ERR_UNAUTHORIZED" | "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID" | "ERR_SESSION_INVALID" | "ERR_FORBIDDEN" | "ERR_CSRF" | "ERR_ORIGIN_NOT_ALLOWED" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_REQUEST_TIMEOUT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED" | "ERR_AUDIT_LIMIT" | "ERR_SCHEDULE_TOO_FREQUENT" | "ERR_WEBHOOK_LIMIT" | "ERR_RATE_LIMITED" | "ERR_AUDIT_PAGE_BUDGET" | "ERR_HEADERS_TOO_LARGE" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY" | "ERR_NOT_READY";
             /** @description Field name to its messages (422 only). */
             errors?: {
                 [key: string]: string[];
@@ -1077,7 +1094,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /**
+             * @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields.
+             *     - `ERR_AUDIT_LIMIT`: The account has AUDIT_MAX_PER_ACCOUNT audits already; delete one first.
+             *     - `ERR_SCHEDULE_TOO_FREQUENT`: The schedule would run more often than once every AUDIT_MIN_INTERVAL seconds.
+             */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1101,13 +1122,16 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ERR_VALIDATION";
+                        code?: "ERR_VALIDATION" | "ERR_AUDIT_LIMIT" | "ERR_SCHEDULE_TOO_FREQUENT";
                         /** @constant */
                         status?: 422;
                     };
                 };
             };
-            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            /**
+             * @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`.
+             *     - `ERR_AUDIT_PAGE_BUDGET`: The account's daily audit page budget (AUDIT_DAILY_PAGES) is spent; see `Retry-After` (00:00 UTC).
+             */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1127,7 +1151,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ERR_RATE_LIMITED";
+                        code?: "ERR_RATE_LIMITED" | "ERR_AUDIT_PAGE_BUDGET";
                         /** @constant */
                         status?: 429;
                     };
@@ -5164,7 +5188,11 @@ export interface operations {
                     "application/json": {
                         data: {
                             created_at: string;
+                            disabled_at: string | null;
+                            disabled_reason: string | null;
+                            enabled: boolean;
                             events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            failures_in_row: number;
                             id: number;
                             url: string;
                         }[];
@@ -5340,7 +5368,11 @@ export interface operations {
                     "application/json": {
                         data: {
                             created_at: string;
+                            disabled_at: string | null;
+                            disabled_reason: string | null;
+                            enabled: boolean;
                             events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            failures_in_row: number;
                             id: number;
                             secret: string;
                             url: string;
@@ -5450,7 +5482,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            /**
+             * @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields.
+             *     - `ERR_WEBHOOK_LIMIT`: The account has WEBHOOK_MAX_PER_ACCOUNT webhooks already; delete one first.
+             */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5474,7 +5509,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ERR_VALIDATION";
+                        code?: "ERR_VALIDATION" | "ERR_WEBHOOK_LIMIT";
                         /** @constant */
                         status?: 422;
                     };
@@ -5837,6 +5872,277 @@ export interface operations {
                         code?: "ERR_NOT_FOUND";
                         /** @constant */
                         status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "webhooks-enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            disabled_at: string | null;
+                            disabled_reason: string | null;
+                            enabled: boolean;
+                            events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            failures_in_row: number;
+                            id: number;
+                            url: string;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_BAD_REQUEST";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };

@@ -11,7 +11,7 @@ import type { LinkScope, LinkTask } from '../analyzer/links.ts';
 import type { AnalyzerOptions } from '../analyzer/options.ts';
 import type { ReportAnalyzer } from '../reports/analysis.ts';
 
-export { inScope, matchesPattern, type LinkScope as CrawlScope } from '../analyzer/links.ts';
+export type { LinkScope as CrawlScope } from '../analyzer/links.ts';
 
 /** robots.txt is read up to this size, as Google reads it; rules past it are ignored. */
 export const ROBOTS_MAX_BYTES = 500 * 1024;
