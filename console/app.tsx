@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { currentSession, signIn, signOut, whenSessionLost, type Session } from './api.ts';
 import { Analytics } from './analytics.tsx';
 import { KeysPage } from './keys.tsx';
+import { WebhooksPage } from './webhooks.tsx';
 import { ProjectsPage } from './projects.tsx';
 import { ReportPage, ReportsPage } from './reports.tsx';
 import { SitePage, SitesPage } from './sites.tsx';
@@ -12,6 +13,7 @@ const NAV: Array<[string, string]> = [
   ['sites', 'Sites'],
   ['analytics', 'Analytics'],
   ['keys', 'API keys'],
+  ['webhooks', 'Webhooks'],
   ['reports', 'Reports'],
   ['projects', 'Projects'],
 ];
@@ -129,6 +131,8 @@ function Page({ place }: { place: Place }) {
       );
     case 'keys':
       return <KeysPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
     case 'reports':
       return id ? <ReportPage key={id} id={id} /> : <ReportsPage key={place.query.toString()} place={place} />;
     case 'projects':
