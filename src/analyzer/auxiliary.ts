@@ -32,7 +32,8 @@ export interface AuxiliaryResults {
   httpVariant?: AuxiliaryFetch;
 }
 
-const robotsMaxBytes = 512 * 1024;
+/** robots.txt is read up to this size, as Google reads it (500 KiB); rules past it are ignored. */
+export const ROBOTS_MAX_BYTES = 500 * 1024;
 const sitemapMaxBytes = 256 * 1024;
 
 async function attempt(
@@ -84,7 +85,7 @@ export async function fetchAuxiliary(fetcher: Fetcher, page: URL, budgetMs: numb
 
   const robotsAndSitemap = (async () => {
     const robots = await attempt(robotsUrl, () =>
-      fetcher.fetch(robotsUrl, { maxBytes: robotsMaxBytes, truncate: true, timeoutMs: remaining() }),
+      fetcher.fetch(robotsUrl, { maxBytes: ROBOTS_MAX_BYTES, truncate: true, timeoutMs: remaining() }),
     );
     let text: string | undefined;
     const res = robots.response;

@@ -6,6 +6,7 @@
  * ({@link ReportAnalyzer.links}), bounded in count and time, so nothing a site sends is parsed
  * on the event loop.
  */
+import { ROBOTS_MAX_BYTES } from '../analyzer/auxiliary.ts';
 import { Fetcher } from '../analyzer/fetcher.ts';
 import type { LinkScope, LinkTask } from '../analyzer/links.ts';
 import type { AnalyzerOptions } from '../analyzer/options.ts';
@@ -13,8 +14,6 @@ import type { ReportAnalyzer } from '../reports/analysis.ts';
 
 export type { LinkScope as CrawlScope } from '../analyzer/links.ts';
 
-/** robots.txt is read up to this size, as Google reads it; rules past it are ignored. */
-export const ROBOTS_MAX_BYTES = 500 * 1024;
 /** Sitemaps (index files and their children) one discovery reads at most. */
 const MAX_SITEMAPS = 20;
 /** Largest sitemap file read (the sitemaps protocol's cap is 50 MB uncompressed; ours is lower). */
