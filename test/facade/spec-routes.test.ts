@@ -49,6 +49,7 @@ extraRoutes.push(
   'POST /api/v1/webhooks',
   'GET /api/v1/webhooks',
   'GET /api/v1/webhooks/{id}/deliveries',
+  'POST /api/v1/webhooks/{id}/enable',
   'DELETE /api/v1/webhooks/{id}',
 );
 const extraLimits = Object.fromEntries(providerSiteverify.map((r) => [r, 120]));
