@@ -52,6 +52,7 @@ export const webhooksRouter = router({
         contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
       },
       successStatus: 201,
+      credential: true,
     })
     .input(
       z.object({
@@ -96,6 +97,7 @@ export const webhooksRouter = router({
   delete: apiKeyProcedure
     .meta({
       openapi: { method: 'DELETE', path: '/api/v1/webhooks/{id}', summary: 'Delete a webhook', tags: ['webhooks'] },
+      credential: true,
     })
     .input(z.object({ id: webhookId }))
     .output(
