@@ -24,8 +24,8 @@ export async function withTypedKey<T>(action: string, call: (key: string) => Pro
 }
 
 /**
- * The dialog {@link askForKey} opens, mounted once by the app: modal, its field focused,
- * Escape or Cancel closing it, focus given back to what opened it.
+ * The dialog {@link askForKey} opens, mounted once by the app: modal (focus kept inside), its
+ * field focused, Escape or Cancel closing it, focus given back to what opened it.
  */
 export function KeyDialog() {
   const [ask, setAsk] = useState<Ask | null>(null);
@@ -62,6 +62,17 @@ export function KeyDialog() {
         aria-describedby="confirm-key-why"
         onKeyDown={(e) => {
           if (e.key === 'Escape') close(null);
+          if (e.key !== 'Tab') return;
+          // Focus stays in the dialog while it is open: Tab wraps around its controls.
+          const items = [...e.currentTarget.querySelectorAll<HTMLElement>('input, button')];
+          const [first, last] = [items[0], items[items.length - 1]];
+          if (e.shiftKey && document.activeElement === first) {
+            e.preventDefault();
+            last.focus();
+          } else if (!e.shiftKey && document.activeElement === last) {
+            e.preventDefault();
+            first.focus();
+          }
         }}
       >
         <h2 id="confirm-key-title">Confirm with your API key</h2>
