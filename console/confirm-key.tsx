@@ -13,7 +13,7 @@ let open: ((ask: Ask) => void) | undefined;
  * credential: the session alone may not make it). Resolves with the typed key, or null when
  * they cancel. The key is kept only for the one call it confirms.
  */
-export function askForKey(action: string): Promise<string | null> {
+function askForKey(action: string): Promise<string | null> {
   return new Promise((resolve) => (open ? open({ action, resolve }) : resolve(null)));
 }
 
