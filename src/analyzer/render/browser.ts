@@ -15,6 +15,7 @@
  * Every wait here (a free context, the browser's start, a warm context) ends when the
  * caller's signal aborts: the launch goes on for the others, and the caller is free.
  */
+import { readFile, rm } from 'node:fs/promises';
 import { chromium, type Browser, type BrowserContextOptions } from 'playwright-core';
 import { AddressGuard } from '../address-guard.ts';
 import { abortable } from './abortable.ts';
@@ -190,6 +191,7 @@ export class BrowserPool {
     }
     let browser: Browser;
     const startTimeoutMs = this.#settings.startTimeoutMs ?? 30_000;
+    await rm(this.#launcher.pidFile, { force: true });
     try {
       browser = await chromium.launch({
         executablePath: this.#launcher.path,
@@ -198,6 +200,7 @@ export class BrowserPool {
           AUDIT_CHROMIUM_BINARY: this.#settings.executablePath,
           AUDIT_CHROMIUM_USER: this.#settings.sandboxUser ?? 'nobody',
           AUDIT_CHROMIUM_CGROUP: this.#cgroup?.dir ?? '',
+          AUDIT_CHROMIUM_PIDFILE: this.#launcher.pidFile,
         },
         headless: true,
         chromiumSandbox: true,
@@ -213,6 +216,7 @@ export class BrowserPool {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof Error && err.name === 'TimeoutError' && !this.#closed) {
+        await this.#stopUnstarted();
         this.#unavailable = new BrowserUnavailableError(
           `Rendering is off: Chromium (${this.#settings.executablePath}) did not start within ${startTimeoutMs} ms.`,
           { cause: err },
@@ -240,6 +244,21 @@ export class BrowserPool {
       }
     });
     return browser;
+  }
+
+  /**
+   * Kills the process group of a launch that timed out. Playwright only asks it to close and
+   * kills it 30 s later, and the hung browser would hold its memory that long (or, in a
+   * process that exits first, for ever).
+   */
+  async #stopUnstarted(): Promise<void> {
+    const pid = Number((await readFile(this.#launcher!.pidFile, 'utf8').catch(() => '')).trim());
+    if (!Number.isInteger(pid) || pid <= 1) return;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
   }
 
   /** A context slot: at once when one is free, else in turn, at most `acquireTimeoutMs` or until `signal` aborts. */

@@ -67,6 +67,8 @@ describe('a Chromium that never starts', () => {
   let key: string;
   let dir: string;
   let fakeChromium: string;
+  // The script execs into this command: its process is found by it.
+  const stuck = `sleep ${900_000 + Math.floor(Math.random() * 99_999)}`;
   const warn = vi.spyOn(silentLog, 'warn');
 
   beforeAll(async () => {
@@ -74,7 +76,7 @@ describe('a Chromium that never starts', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'never-chromium-'));
     await chmod(dir, 0o755);
     fakeChromium = path.join(dir, 'chromium');
-    await writeFile(fakeChromium, '#!/bin/sh\nexec sleep 100000\n');
+    await writeFile(fakeChromium, `#!/bin/sh\nexec ${stuck}\n`);
     await chmod(fakeChromium, 0o755);
     services = await openTestServices({
       env: {
@@ -125,7 +127,7 @@ describe('a Chromium that never starts', () => {
           `Rendering is off: Chromium (${fakeChromium}) did not start within 5000 ms.`,
         ]),
       );
-      await vi.waitFor(async () => expect(await processesWith(fakeChromium)).toEqual([]), { timeout: 5000 });
+      await vi.waitFor(async () => expect(await processesWith(stuck)).toEqual([]), { timeout: 2000 });
     },
   );
 
@@ -142,7 +144,7 @@ describe('a Chromium that never starts', () => {
       false,
     );
     expect(warn.mock.calls.filter((c) => /Rendering is off/.test(String(c[0])))).toHaveLength(1);
-    expect(await processesWith(fakeChromium)).toEqual([]);
+    expect(await processesWith(stuck)).toEqual([]);
   });
 });
 
