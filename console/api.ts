@@ -1,4 +1,4 @@
-import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { TypedClientRouter } from '../routers/root.ts';
 
@@ -62,10 +62,29 @@ const guardedFetch: typeof fetch = async (input, init) => {
   return res;
 };
 
-/** The typed tRPC client: the session cookie authenticates, the CSRF token rides on every call. */
+const csrfHeader = (): Record<string, string> => (csrf ? { 'X-CSRF-Token': csrf } : {});
+
+/**
+ * The typed tRPC client: the session cookie authenticates, the CSRF token rides on every call.
+ * A call made with {@link confirmedWith} (a change of a credential) goes alone, unbatched,
+ * with the API key typed again in X-Confirm-Key.
+ */
 export const trpc = createTRPCClient<TypedClientRouter>({
-  links: [httpBatchLink({ url: '/trpc', headers: () => (csrf ? { 'X-CSRF-Token': csrf } : {}), fetch: guardedFetch })],
+  links: [
+    splitLink({
+      condition: (op) => typeof op.context.confirmKey === 'string',
+      true: httpLink({
+        url: '/trpc',
+        headers: ({ op }) => ({ ...csrfHeader(), 'X-Confirm-Key': op.context.confirmKey as string }),
+        fetch: guardedFetch,
+      }),
+      false: httpBatchLink({ url: '/trpc', headers: csrfHeader, fetch: guardedFetch }),
+    }),
+  ],
 });
+
+/** The options of a call confirmed with `apiKey`, the key typed again (see console/confirm-key.tsx). */
+export const confirmedWith = (apiKey: string) => ({ context: { confirmKey: apiKey } });
 
 async function sessionCall(method: 'GET' | 'POST' | 'DELETE', body?: unknown): Promise<Session | null> {
   const res = await fetch('/console/api/session', {

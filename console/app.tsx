@@ -7,6 +7,7 @@ import { ProjectsPage } from './projects.tsx';
 import { ReportPage, ReportsPage } from './reports.tsx';
 import { SitePage, SitesPage } from './sites.tsx';
 import { ErrorNotice, Notice, PageTitle, useAction } from './ui.tsx';
+import { KeyDialog } from './confirm-key.tsx';
 import { usePlace, type Place } from './router.ts';
 
 const NAV: Array<[string, string]> = [
@@ -113,6 +114,7 @@ function Signed(props: { session: Session; onSignedOut: () => void }) {
         <ErrorNotice error={out.error} />
         <Page place={place} />
       </main>
+      <KeyDialog />
     </>
   );
 }

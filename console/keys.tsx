@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { trpc } from './api.ts';
+import { confirmedWith, trpc } from './api.ts';
+import { withTypedKey } from './confirm-key.tsx';
 import { ConfirmButton, ErrorNotice, PageTitle, Secret, formatDate, useAction, useLoad } from './ui.tsx';
 
 /** The account's API keys: last use, a new key (shown once), revocation. */
@@ -9,14 +10,17 @@ export function KeysPage() {
   const [created, setCreated] = useState<string | null>(null);
   const create = useAction(async (e: Event) => {
     e.preventDefault();
-    const { data: key } = await trpc.keys.create.mutate({ name });
-    setCreated(key.key);
+    const made = await withTypedKey('Creating a key', (typed) =>
+      trpc.keys.create.mutate({ name }, confirmedWith(typed)),
+    );
+    if (!made) return;
+    setCreated(made.data.key);
     setName('');
     reload();
   });
   const revoke = useAction(async (id: number) => {
-    await trpc.keys.revoke.mutate({ id });
-    reload();
+    const done = await withTypedKey('Revoking a key', (typed) => trpc.keys.revoke.mutate({ id }, confirmedWith(typed)));
+    if (done) reload();
   });
   return (
     <>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { trpc, type Outputs } from './api.ts';
+import { confirmedWith, trpc, type Outputs } from './api.ts';
+import { withTypedKey } from './confirm-key.tsx';
 import { Analytics } from './analytics.tsx';
 import { ConfirmButton, ErrorNotice, Notice, PageTitle, Secret, formatDate, useAction, useLoad } from './ui.tsx';
 import { navigate } from './router.ts';
@@ -22,7 +23,11 @@ export function SitesPage() {
   const [created, setCreated] = useState<{ sitekey: string; secret: string } | null>(null);
   const create = useAction(async (e: Event) => {
     e.preventDefault();
-    const { data: site } = await trpc.sites.create.mutate({ name, origins: lines(origins), security_level: level });
+    const made = await withTypedKey('Registering a site', (typed) =>
+      trpc.sites.create.mutate({ name, origins: lines(origins), security_level: level }, confirmedWith(typed)),
+    );
+    if (!made) return;
+    const site = made.data;
     setCreated({ sitekey: site.sitekey, secret: site.secret });
     setName('');
     setOrigins('');
@@ -147,12 +152,16 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
     onChange();
   });
   const rotate = useAction(async () => {
-    const { data } = await trpc.sites.rotateSecret.mutate({ sitekey: site.sitekey });
-    setSecret(data.secret);
+    const rotated = await withTypedKey('Rotating the secret', (typed) =>
+      trpc.sites.rotateSecret.mutate({ sitekey: site.sitekey }, confirmedWith(typed)),
+    );
+    if (rotated) setSecret(rotated.data.secret);
   });
   const remove = useAction(async () => {
-    await trpc.sites.delete.mutate({ sitekey: site.sitekey });
-    navigate('#/sites');
+    const done = await withTypedKey('Deleting the site', (typed) =>
+      trpc.sites.delete.mutate({ sitekey: site.sitekey }, confirmedWith(typed)),
+    );
+    if (done) navigate('#/sites');
   });
   return (
     <>

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Config } from '../src/config.ts';
 import type { ApiKey } from '../src/entities/api-key.entity.ts';
 import { AppError } from '../src/errors.ts';
-import { csrfMatches, resumeSession, type OpenSession } from '../src/console/sessions.ts';
+import { confirmSessionKey, csrfMatches, resumeSession, type OpenSession } from '../src/console/sessions.ts';
 import type { Services } from '../routers/context.ts';
 import { contextFromKoa } from './koa-context.ts';
 
@@ -11,6 +11,9 @@ export const SESSION_COOKIE = 'ac_console';
 
 /** The header every console change carries: the session's CSRF token. */
 export const CSRF_HEADER = 'X-CSRF-Token';
+
+/** The header a console change of a credential carries: an API key of the account, typed again. */
+export const CONFIRM_KEY_HEADER = 'X-Confirm-Key';
 
 /** The session secret the request's cookie carries, if any. */
 export function sessionCookie(ctx: Context): string | undefined {
@@ -69,11 +72,20 @@ export async function requestSession(services: Services, ctx: Context): Promise<
 
 /**
  * How a console page calls /trpc: the cookie's session stands for the API key that opened
- * it. Queries (GET) need the session; mutations (POST) also need the CSRF token. Returns the
- * key, which the API-key gate then counts against its per-minute limit as any key.
+ * it. Queries (GET) need the session; mutations (POST) also need the CSRF token; with
+ * `credential` (a call of a procedure whose meta says `credential: true`), also an API key of
+ * the account typed again in X-Confirm-Key (403 ERR_KEY_CONFIRMATION_* otherwise), so a
+ * session alone never mints or changes a credential. Returns the session's key, which the
+ * API-key gate then counts against its per-minute limit as any key.
  */
-export async function consoleCaller(services: Services, ctx: Context): Promise<ApiKey> {
+export async function consoleCaller(services: Services, ctx: Context, credential = false): Promise<ApiKey> {
   const session = await requestSession(services, ctx);
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') checkCsrf(ctx, services.config, session.secret);
+  if (credential) {
+    await confirmSessionKey(contextFromKoa(services, ctx).em, session, ctx.get(CONFIRM_KEY_HEADER) || undefined, {
+      stores: services.stores,
+      log: services.log,
+    });
+  }
   return session.apiKey;
 }

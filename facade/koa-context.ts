@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { ApiKey } from '../src/entities/api-key.entity.ts';
 import type { InnerContext, RequestInfo, Services } from '../routers/context.ts';
+import { AppError } from '../src/errors.ts';
 
 /**
  * What the facade's middlewares keep in `ctx.state` (Koa types it `any`): the request id and
@@ -51,10 +52,27 @@ export function lazyEntityManager(root: EntityManager): EntityManager {
 }
 
 /**
+ * A signal that aborts when the response's connection closes before the response was written
+ * in full: the client gave up (or the request's deadline destroyed the socket). Node emits the
+ * response's `close` then; after a complete response, `writableFinished` is already true.
+ */
+function clientGoneSignal(ctx: Context): AbortSignal {
+  const controller = new AbortController();
+  const { req, res } = ctx;
+  const gone = () =>
+    controller.abort(new AppError('BAD_REQUEST', 'The client closed the connection before its answer was written.'));
+  if (res.writableFinished) return controller.signal;
+  if (res.destroyed || req.socket?.destroyed) gone();
+  else res.once('close', () => res.writableFinished || gone());
+  return controller.signal;
+}
+
+/**
  * What procedures may know of a Koa request, read from it when asked: most procedures read
  * one or two fields (siteverify only the address), so no header is read or URL built ahead.
  */
 class KoaRequestInfo implements RequestInfo {
+  #signal: AbortSignal | undefined = undefined;
   constructor(
     private readonly koa: Context,
     readonly requestId: string,
@@ -90,6 +108,10 @@ class KoaRequestInfo implements RequestInfo {
   }
   get secFetchSite() {
     return this.header('Sec-Fetch-Site');
+  }
+  /** Made on first use: only procedures doing long work (an analysis) ask for it. */
+  get signal(): AbortSignal {
+    return (this.#signal ??= clientGoneSignal(this.koa));
   }
 }
 

@@ -18,6 +18,11 @@ export interface RequestInfo {
   acceptLanguage?: string;
   /** The browser's Sec-Fetch-Site: same-origin requests carry no Origin header. */
   secFetchSite?: string;
+  /**
+   * Aborts when the client goes away before its answer is written (its connection closed):
+   * long work done for the request (an analysis) stops and frees what it holds.
+   */
+  signal?: AbortSignal;
 }
 
 /**

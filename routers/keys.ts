@@ -14,15 +14,19 @@ export const keysRouter = router({
   })),
   /** A new key for the caller's account; the key itself is in this answer only. */
   create: apiKeyProcedure
+    .meta({ credential: true })
     .input(z.object({ name: z.string().trim().min(1).max(200) }))
     .mutation(async ({ ctx, input }) => {
       const { apiKey, key } = await createApiKey(ctx.em, ctx.user, input.name);
       return { data: { ...describeApiKey(apiKey), key } };
     }),
   /** Revokes one of the caller's keys at once (its console sessions end with it); 404 for any other. */
-  revoke: apiKeyProcedure.input(z.object({ id: z.number().int().positive() })).mutation(async ({ ctx, input }) => {
-    const row = await revokeApiKey(ctx.em, String(input.id), ctx.user.id, ctx.stores);
-    if (!row) throw notFound('API key');
-    return { data: describeApiKey(row) };
-  }),
+  revoke: apiKeyProcedure
+    .meta({ credential: true })
+    .input(z.object({ id: z.number().int().positive() }))
+    .mutation(async ({ ctx, input }) => {
+      const row = await revokeApiKey(ctx.em, String(input.id), ctx.user.id, ctx.stores);
+      if (!row) throw notFound('API key');
+      return { data: describeApiKey(row) };
+    }),
 });

@@ -158,7 +158,7 @@ export const reportsRouter = router({
     .input(z.object({ url: z.string(), privacy: privacy.default(1), password, render }))
     .output(single)
     .mutation(async ({ ctx, input }) => {
-      const created = await createReportFromRequest(ctx, ctx.user.id, input);
+      const created = await createReportFromRequest(ctx, ctx.user.id, input, ctx.request.signal);
       return { data: describeReport(created, ctx.config.PUBLIC_URL), status: 200 as const };
     }),
 
@@ -191,6 +191,7 @@ export const reportsRouter = router({
         password: input.password,
         reanalyse: input.results === '1',
         render: input.render,
+        signal: ctx.request.signal,
       });
       return { data: describeReport(updated, ctx.config.PUBLIC_URL), status: 200 as const };
     }),

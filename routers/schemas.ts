@@ -13,11 +13,14 @@ export function oneOf<const T extends readonly [string, ...string[]]>(name: stri
 
 export const perPage = oneOf('per_page', ['10', '25', '50', '100']).default('100').transform(Number);
 export const sortDirection = oneOf('sort', ['desc', 'asc']).default('desc');
+/** The highest page a list serves; the message of every bad `page` names it. */
+const MAX_PAGE = 1_000_000;
+const pageMessage = `The page must be a whole number from 1 to ${MAX_PAGE.toLocaleString('en-US')}.`;
 export const pageNumber = z.coerce
-  .number({ error: 'The page must be a whole number of 1 or more.' })
-  .int({ error: 'The page must be a whole number of 1 or more.' })
-  .min(1, { error: 'The page must be a whole number of 1 or more.' })
-  .max(1_000_000)
+  .number({ error: pageMessage })
+  .int({ error: pageMessage })
+  .min(1, { error: pageMessage })
+  .max(MAX_PAGE, { error: pageMessage })
   .default(1);
 export const searchTerm = z.string().trim().max(200).optional();
 

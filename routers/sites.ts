@@ -26,6 +26,7 @@ const remoteipCheck = z.enum(REMOTEIP_CHECKS).optional();
 export const sitesRouter = router({
   /** Registers a site; the secret is in this answer only. */
   create: apiKeyProcedure
+    .meta({ credential: true })
     .input(
       z.object({
         name: z.string().min(1).max(200),
@@ -57,12 +58,19 @@ export const sitesRouter = router({
       data: describeSite(await updateSite(ctx.em, ctx.user.id, input.sitekey, input)),
     })),
   /** A new secret; the old one stops working at once. */
-  rotateSecret: apiKeyProcedure.input(z.object({ sitekey })).mutation(async ({ ctx, input }) => {
-    const { site, secret } = await rotateSecret(ctx.em, ctx.user.id, input.sitekey);
-    return { data: { ...describeSite(site), secret } };
-  }),
-  delete: apiKeyProcedure.input(z.object({ sitekey })).mutation(async ({ ctx, input }) => {
-    await deleteSite(ctx.em, ctx.user.id, input.sitekey);
-    return { sitekey: input.sitekey, object: 'site' as const, deleted: true as const };
-  }),
+  rotateSecret: apiKeyProcedure
+    .meta({ credential: true })
+    .input(z.object({ sitekey }))
+    .mutation(async ({ ctx, input }) => {
+      const { site, secret } = await rotateSecret(ctx.em, ctx.user.id, input.sitekey);
+      return { data: { ...describeSite(site), secret } };
+    }),
+  /** Deletes the site, and its secret with it. */
+  delete: apiKeyProcedure
+    .meta({ credential: true })
+    .input(z.object({ sitekey }))
+    .mutation(async ({ ctx, input }) => {
+      await deleteSite(ctx.em, ctx.user.id, input.sitekey);
+      return { sitekey: input.sitekey, object: 'site' as const, deleted: true as const };
+    }),
 });

@@ -28,6 +28,13 @@ export type Meta = OpenApiMeta<{
   responseType?: 'image/png';
   /** More methods serving the same path and procedure (PATCH beside PUT, as Laravel's resource routes). */
   aliasMethods?: Array<'PUT' | 'PATCH'>;
+  /**
+   * The procedure mints or changes a credential (an API key, a site secret, a webhook): a
+   * console session may call it only with an API key of its account typed again
+   * (`X-Confirm-Key`, checked where the session is resolved: facade/trpc-mount.ts). Calls with
+   * a Bearer key are not affected.
+   */
+  credential?: boolean;
   /** Failures answered in the siteverify protocol's shape instead of `{code, message, status}`. */
   errorShape?: 'siteverify';
   /**

@@ -60,6 +60,7 @@ export const webhooksRouter = router({
       },
       successStatus: 201,
       errorCodes: ['ERR_WEBHOOK_LIMIT'],
+      credential: true,
     })
     .input(
       z.object({
@@ -121,6 +122,7 @@ export const webhooksRouter = router({
   delete: apiKeyProcedure
     .meta({
       openapi: { method: 'DELETE', path: '/api/v1/webhooks/{id}', summary: 'Delete a webhook', tags: ['webhooks'] },
+      credential: true,
     })
     .input(z.object({ id: webhookId }))
     .output(

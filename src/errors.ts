@@ -41,6 +41,16 @@ export const errorCodes = {
     status: 403,
     description: 'A console change without the session’s `X-CSRF-Token` header, or from another origin.',
   },
+  ERR_KEY_CONFIRMATION_REQUIRED: {
+    status: 403,
+    description:
+      'A console change that mints or changes a credential (API keys, site secrets, webhooks) without the API key typed again in `X-Confirm-Key`.',
+  },
+  ERR_KEY_CONFIRMATION_INVALID: {
+    status: 403,
+    description:
+      "The key in `X-Confirm-Key` is not an active API key of the console session's account (unknown, revoked or another account's).",
+  },
   ERR_ORIGIN_NOT_ALLOWED: {
     status: 403,
     description: 'A browser route called without an Origin registered for the sitekey.',

@@ -90,6 +90,43 @@ export async function resumeSession(
   return { apiKey: row.apiKey, expiresAt: row.expiresAt, csrf: csrfTokenOf(secret) };
 }
 
+const confirmationInvalid = () =>
+  new AppError('FORBIDDEN', 'That is not an active API key of this account; type one of its keys.', {
+    code: 'ERR_KEY_CONFIRMATION_INVALID',
+  });
+
+/**
+ * A change that mints or changes a credential (an API key, a site secret, a webhook) needs
+ * more than the session: its person types an API key again, `typed`, which must be an active
+ * key of the session's account. It is checked as sign-in checks a key (SHA-256, compared in
+ * constant time; a revoked key fails). Throws FORBIDDEN ERR_KEY_CONFIRMATION_REQUIRED when
+ * none was typed, ERR_KEY_CONFIRMATION_INVALID when it is not such a key (one sentence for a
+ * wrong, revoked or another account's key, so the answer tells nothing about other accounts).
+ */
+export async function confirmSessionKey(
+  em: EntityManager,
+  session: OpenSession,
+  typed: string | undefined,
+  opts: { stores?: Stores; log?: Logger } = {},
+): Promise<void> {
+  const key = typed?.trim();
+  if (!key) {
+    throw new AppError(
+      'FORBIDDEN',
+      'This change creates or changes a credential: type your API key again to confirm it.',
+      { code: 'ERR_KEY_CONFIRMATION_REQUIRED' },
+    );
+  }
+  let confirmed: ApiKey;
+  try {
+    confirmed = await authenticateApiKey(em, `Bearer ${key}`, opts);
+  } catch (err) {
+    if (err instanceof AppError && err.kind === 'UNAUTHORIZED') throw confirmationInvalid();
+    throw err;
+  }
+  if (confirmed.user.id !== session.apiKey.user.id) throw confirmationInvalid();
+}
+
 /** Ends the session of `secret`, if there is one (signing out). */
 export async function closeSession(em: EntityManager, secret: string | undefined): Promise<void> {
   const prefix = secret ? sessionScheme.prefixOf(secret) : undefined;

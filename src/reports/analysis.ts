@@ -23,8 +23,10 @@ export interface ReportAnalyzer {
   /**
    * `render` (the request's render=0|1) overrides ANALYZER_RENDER's choice for this page.
    * `tenant` (the API key's account) is whose share of the analyzer the analysis takes.
+   * `signal` (the request's: its client went away) abandons the analysis: it leaves its queue
+   * or stops where it is, frees its slots, and rejects with the signal's reason.
    */
-  analyze(url: string, opts: { tenant: string; render?: boolean }): Promise<StoredAnalysis>;
+  analyze(url: string, opts: { tenant: string; render?: boolean; signal?: AbortSignal }): Promise<StoredAnalysis>;
   readonly pool: FairPool;
   /**
    * A crawl's read of links or a sitemap, in the check workers (never on the event loop), under
@@ -89,6 +91,7 @@ export function createReportAnalyzer(config: Config, parts: ReportAnalyzerParts 
     maxQueue: config.ANALYZER_QUEUE,
     perTenantConcurrency: Math.min(config.ANALYZER_KEY_CONCURRENCY, config.ANALYZER_CONCURRENCY),
     perTenantQueue: config.ANALYZER_KEY_QUEUE,
+    maxWaitMs: config.ANALYZER_KEY_WAIT_MS,
   });
   // The engine (fetcher, HTML parser, check workers, browser driver) is loaded and started on
   // the first analysis, not with the service: a process that only serves CAPTCHAs or lists
@@ -99,18 +102,20 @@ export function createReportAnalyzer(config: Config, parts: ReportAnalyzerParts 
       engine = undefined; // a later analysis tries again
       throw err;
     }));
-  const timed = async (url: string, tenant: string, render?: boolean) => {
+  const timed = async (url: string, tenant: string, render?: boolean, signal?: AbortSignal) => {
     const started = performance.now();
     let outcome = 'error';
     try {
       const { analyze, renderer, analyzerOptions } = await loadEngine();
+      signal?.throwIfAborted();
       const result = renderer
-        ? await renderer.analyze(url, analyzerOptions, render, undefined, tenant)
-        : await analyze(url, analyzerOptions);
+        ? await renderer.analyze(url, analyzerOptions, render, signal, tenant)
+        : await analyze(url, analyzerOptions, signal);
       outcome = 'ok';
       return result;
     } catch (err) {
-      if (err instanceof AnalyzeError) outcome = err.reason;
+      if (signal?.aborted) outcome = 'abandoned';
+      else if (err instanceof AnalyzeError) outcome = err.reason;
       throw err;
     } finally {
       metrics?.observeAnalysis(outcome, (performance.now() - started) / 1000);
@@ -130,17 +135,27 @@ export function createReportAnalyzer(config: Config, parts: ReportAnalyzerParts 
       if (!options.checkPool) await started.analyzerOptions.checkPool?.close();
     },
     async analyze(url, opts) {
+      const { tenant, signal } = opts;
       let analysis;
       try {
-        analysis = await pool.run(opts.tenant, async () => {
-          const lease = await slots?.acquire(opts.tenant);
-          try {
-            return await timed(url, opts.tenant, opts.render);
-          } finally {
-            await lease?.release();
-          }
-        });
+        // One wait budget (ANALYZER_KEY_WAIT_MS) for a place in this instance and a slot across instances.
+        const queued = performance.now();
+        analysis = await pool.run(
+          tenant,
+          async () => {
+            const waitMs = Math.max(1, config.ANALYZER_KEY_WAIT_MS - (performance.now() - queued));
+            const lease = await slots?.acquire(tenant, { signal, waitMs });
+            try {
+              return await timed(url, tenant, opts.render, signal);
+            } finally {
+              await lease?.release();
+            }
+          },
+          signal,
+        );
       } catch (err) {
+        // The client went away: nobody reads the answer; the analysis stopped with its reason.
+        if (signal?.aborted) throw signal.reason;
         if (err instanceof TenantLimitError) {
           throw new AppError('UNAVAILABLE', `This API key's share of the analyzer is taken: ${err.message}`, {
             code: 'ERR_ANALYZER_KEY_BUSY',
@@ -172,7 +187,7 @@ export function createReportAnalyzer(config: Config, parts: ReportAnalyzerParts 
 
 interface AnalysisEngine {
   /** analyzeUrl: a plain function, held as a property so it is never called on the engine object. */
-  analyze: (url: string, options: AnalyzerOptions) => Promise<AnalysisResult>;
+  analyze: (url: string, options: AnalyzerOptions, signal?: AbortSignal) => Promise<AnalysisResult>;
   /** Set when rendering is on (ANALYZER_RENDER); it falls back to analyzeUrl by itself. */
   renderer?: {
     analyze(

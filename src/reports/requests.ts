@@ -36,15 +36,20 @@ export interface CreateReportRequest {
   render?: boolean;
 }
 
-/** Checks the request, analyses the URL and stores the report (422 with `reason` when it cannot be analysed). */
+/**
+ * Checks the request, analyses the URL and stores the report (422 with `reason` when it cannot
+ * be analysed). When `signal` aborts (the client went away), the analysis stops, frees its
+ * slot, and nothing is stored.
+ */
 export async function createReportFromRequest(
   deps: ReportDeps,
   userId: number,
   input: CreateReportRequest,
+  signal?: AbortSignal,
 ): Promise<Report> {
   const url = parseReportUrl(input.url);
   checkPasswordRule(input.privacy, input.password, false);
-  const analysis = await deps.analyzer.analyze(url, { tenant: String(userId), render: input.render });
+  const analysis = await deps.analyzer.analyze(url, { tenant: String(userId), render: input.render, signal });
   return createReport(deps.em, userId, { privacy: input.privacy, password: input.password }, analysis);
 }
 
@@ -55,6 +60,8 @@ export interface UpdateReportRequest {
   reanalyse: boolean;
   /** With `reanalyse`: render in Chromium or not (our extension). */
   render?: boolean;
+  /** Abandons the analysis when it aborts (the client went away); the report is left as it was. */
+  signal?: AbortSignal;
 }
 
 /** Changes privacy or password, or analyses the page again; NOT_FOUND for another user's report. */
@@ -72,7 +79,11 @@ export async function updateReportFromRequest(
   if (privacy !== 2) password = { kind: 'clear' };
   else if (input.password) password = { kind: 'set', hash: await hashPassword(input.password) };
   const analysis = input.reanalyse
-    ? await deps.analyzer.analyze(fullUrlOf(current), { tenant: String(userId), render: input.render })
+    ? await deps.analyzer.analyze(fullUrlOf(current), {
+        tenant: String(userId),
+        render: input.render,
+        signal: input.signal,
+      })
     : undefined;
   return updateReport(deps.em, userId, id, { privacy: input.privacy, password, analysis });
 }

@@ -44,10 +44,12 @@ export interface SlotLease {
 /** The account slots of every instance. */
 export interface SharedSlots {
   /**
-   * Takes one of `tenant`'s slots, waiting (at most `waitMs`) while all are held, here or on
-   * another instance. Rejects with {@link ShareWaitTimeout} when none came free in time.
+   * Takes one of `tenant`'s slots, waiting (at most `waitMs`, the settings' unless `opts` says
+   * less) while all are held, here or on another instance. Rejects with
+   * {@link ShareWaitTimeout} when none came free in time, and with `opts.signal`'s reason as
+   * soon as it aborts.
    */
-  acquire(tenant: string): Promise<SlotLease>;
+  acquire(tenant: string, opts?: { signal?: AbortSignal; waitMs?: number }): Promise<SlotLease>;
   /** Frees every lease: at the start of the embedded database, which one process owns. */
   clear(): Promise<void>;
 }
@@ -140,31 +142,39 @@ export function databaseSlots(orm: MikroORM, settings: SharedSlotSettings): Shar
     };
   };
 
-  /** Resolves after `ms`, or sooner when a lease of `tenant` is given back in this instance. */
-  const pause = (tenant: string, ms: number) =>
+  /** Resolves after `ms`, or sooner when a lease of `tenant` is given back in this instance or `signal` aborts. */
+  const pause = (tenant: string, ms: number, signal?: AbortSignal) =>
     new Promise<void>((resolve) => {
       const set = waiters.get(tenant) ?? new Set<() => void>();
       waiters.set(tenant, set);
       const done = () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
         set.delete(done);
         if (set.size === 0) waiters.delete(tenant);
         resolve();
       };
       const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
       set.add(done);
     });
 
   return {
-    async acquire(tenant) {
-      const deadline = performance.now() + settings.waitMs;
+    async acquire(tenant, opts = {}) {
+      const { signal } = opts;
+      const deadline = performance.now() + Math.min(settings.waitMs, opts.waitMs ?? Infinity);
       let poll = 20;
       for (;;) {
+        signal?.throwIfAborted();
         const lease = await take(tenant);
+        if (signal?.aborted) {
+          await lease?.release();
+          signal.throwIfAborted();
+        }
         if (lease) return lease;
         const left = deadline - performance.now();
         if (left <= 0) throw new ShareWaitTimeout(settings.waitMs, limits);
-        await pause(tenant, Math.min(left, poll * (0.5 + Math.random())));
+        await pause(tenant, Math.min(left, poll * (0.5 + Math.random())), signal);
         poll = Math.min(MAX_POLL_MS, poll * 2);
       }
     },

@@ -2,7 +2,7 @@
  * FairPool: bounded concurrency, bounded queue, immediate SaturatedError beyond, and each
  * tenant's own share (TenantLimitError) with free slots handed out in turn.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FairPool, SaturatedError, TenantLimitError } from '../../src/analyzer/index.ts';
 
 /** A pool where one tenant may use everything (the plain bounded pool). */
@@ -161,5 +161,108 @@ describe('FairPool shares', () => {
     expect(err).not.toBeInstanceOf(TenantLimitError);
     g.release();
     await Promise.all([held, ...queued]);
+  });
+});
+
+describe('FairPool waits are bounded (issue 40)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a task waiting maxWaitMs behind its own share leaves the queue with TenantLimitError', async () => {
+    vi.useFakeTimers();
+    const pool = new FairPool({
+      concurrency: 4,
+      maxQueue: 20,
+      perTenantConcurrency: 1,
+      perTenantQueue: 3,
+      maxWaitMs: 15_000,
+    });
+    const held = gate('held');
+    const running = pool.run('a', held.task);
+    let started = false;
+    const waiting = pool.run('a', async () => {
+      started = true;
+    });
+    const outcome = waiting.catch((e: unknown) => e);
+    expect([pool.active, pool.queued]).toEqual([1, 1]);
+    await vi.advanceTimersByTimeAsync(14_999);
+    expect(pool.queued).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    const err = await outcome;
+    expect(err).toBeInstanceOf(TenantLimitError);
+    expect((err as Error).message).toMatch(/none of its slots came free within 15 s/);
+    expect((err as TenantLimitError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect([pool.active, pool.queued]).toEqual([1, 0]);
+    // The slot it waited for, once free, goes to the next task, never to the one that left.
+    held.release();
+    await running;
+    expect(started).toBe(false);
+    expect(await pool.run('a', async () => 'next')).toBe('next');
+    expect([pool.active, pool.queued]).toEqual([0, 0]);
+  });
+
+  it('a task held back by other tenants waiting maxWaitMs gets SaturatedError, not a tenant limit', async () => {
+    vi.useFakeTimers();
+    const pool = new FairPool({
+      concurrency: 1,
+      maxQueue: 5,
+      perTenantConcurrency: 1,
+      perTenantQueue: 5,
+      maxWaitMs: 500,
+    });
+    const held = gate(0);
+    const running = pool.run('a', held.task);
+    const outcome = pool.run('b', async () => 1).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(500);
+    const err = await outcome;
+    expect(err).toBeInstanceOf(SaturatedError);
+    expect(err).not.toBeInstanceOf(TenantLimitError);
+    held.release();
+    await running;
+  });
+
+  it('a waiter whose signal aborts leaves the queue at once, with the signal’s reason; the others keep their turn', async () => {
+    vi.useFakeTimers();
+    const pool = new FairPool({ concurrency: 1, maxQueue: 5, perTenantConcurrency: 1, perTenantQueue: 5 });
+    const held = gate(0);
+    const running = pool.run('a', held.task);
+    const gone = new AbortController();
+    let abandonedStarted = false;
+    const abandoned = pool
+      .run(
+        'b',
+        async () => {
+          abandonedStarted = true;
+        },
+        gone.signal,
+      )
+      .catch((e: unknown) => e);
+    const kept = pool.run('c', async () => 'c');
+    expect(pool.queued).toBe(2);
+    gone.abort(new Error('client went away'));
+    expect(((await abandoned) as Error).message).toBe('client went away');
+    expect(pool.queued).toBe(1);
+    held.release();
+    expect(await kept).toBe('c');
+    await running;
+    expect(abandonedStarted).toBe(false);
+    expect([pool.active, pool.queued]).toEqual([0, 0]);
+    // An already aborted signal never queues.
+    await expect(pool.run('d', async () => 1, AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+    // Without maxWaitMs a waiter waits as long as it takes.
+    const longer = gate(1);
+    const first = pool.run('a', longer.task);
+    const second = pool.run('a', async () => 2);
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    expect(pool.queued).toBe(1);
+    longer.release();
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+  });
+
+  it('refuses a maxWaitMs below 1', () => {
+    expect(
+      () => new FairPool({ concurrency: 1, maxQueue: 1, perTenantConcurrency: 1, perTenantQueue: 1, maxWaitMs: 0 }),
+    ).toThrow(RangeError);
   });
 });

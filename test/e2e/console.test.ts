@@ -82,6 +82,18 @@ describe.skipIf(skipE2e)('the console, in Chromium', () => {
   const nav = (page: Page, name: string) =>
     page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
 
+  /** Types the API key again in the dialog a change of a credential opens, and confirms. */
+  async function confirmWithKey(page: Page, key: string, name?: string): Promise<void> {
+    const dialog = page.getByRole('dialog', { name: 'Confirm with your API key' });
+    await dialog.getByLabel('Your API key').fill(key);
+    if (name) {
+      await scan(page, name);
+      await shot(page, name);
+    }
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await dialog.waitFor({ state: 'detached' });
+  }
+
   async function signIn(page: Page, key: string): Promise<void> {
     await page.goto(`${server.url}/console`);
     await page.getByLabel('API key').fill(key);
@@ -113,6 +125,11 @@ describe.skipIf(skipE2e)('the console, in Chromium', () => {
     await page.getByLabel('Name', { exact: true }).fill('Shop');
     await page.getByLabel(/^Origins/).fill(pages.origin);
     await page.getByRole('button', { name: 'Register site' }).click();
+    // A site's secret is a credential: the session alone does not mint it. A wrong key is refused.
+    await confirmWithKey(page, 'ak_0000000000_' + 'x'.repeat(43));
+    await page.getByRole('alert').getByText('That is not an active API key of this account').waitFor();
+    await page.getByRole('button', { name: 'Register site' }).click();
+    await confirmWithKey(page, firstKey, 'confirm-key');
     const firstSecret = await page.getByTestId('secret').textContent();
     expect(firstSecret).toMatch(/^sec_/);
     await page.getByRole('cell', { name: 'Shop' }).waitFor();
@@ -124,6 +141,7 @@ describe.skipIf(skipE2e)('the console, in Chromium', () => {
 
     // Rotate it: a new secret, shown once; the old one stops working.
     await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await confirmWithKey(page, firstKey);
     const secret = (await page.getByTestId('secret').textContent())!;
     expect(secret).toMatch(/^sec_/);
     expect(secret).not.toBe(firstSecret);
@@ -243,6 +261,7 @@ ${snippet}
     await nav(page, 'API keys');
     await page.getByLabel('Name').fill('laptop');
     await page.getByRole('button', { name: 'Create key' }).click();
+    await confirmWithKey(page, firstKey);
     const second = (await page.getByTestId('secret').textContent())!;
     expect(second).toMatch(/^ak_/);
     await scan(page, 'keys');
@@ -254,6 +273,7 @@ ${snippet}
     const row = page.getByRole('row').filter({ hasText: 'laptop' });
     await row.getByRole('button', { name: 'Revoke' }).click();
     await row.getByRole('button', { name: 'Yes, revoke' }).click();
+    await confirmWithKey(page, firstKey);
     await row.getByText(/^Revoked/).waitFor();
     await nav(otherPage, 'API keys');
     await otherPage.getByText('The API key of this session was revoked').waitFor();
@@ -279,6 +299,7 @@ ${snippet}
     await page.getByRole('link', { name: 'Shop' }).click();
     await page.getByRole('button', { name: 'Delete site' }).click();
     await page.getByRole('button', { name: 'Yes, delete site' }).click();
+    await confirmWithKey(page, firstKey);
     await page.getByText('No sites yet').waitFor();
 
     // Sign out: back to the form, and a reload stays signed out.

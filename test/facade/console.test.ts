@@ -24,6 +24,8 @@ interface Signed {
   cookie: string;
   csrf: string;
   setCookie: string;
+  /** The address it signed in from; its /trpc calls come from there too. */
+  ip: string;
 }
 
 /** Signs in as a browser would from the console page (its own origin); a distinct address per call. */
@@ -36,14 +38,23 @@ async function signIn(apiKey: string, ip = '10.0.0.1'): Promise<Signed> {
   expect(res.status).toBe(201);
   const setCookie = res.headers.get('set-cookie')!;
   const body = (await res.json()) as { data: { csrf_token: string } };
-  return { cookie: setCookie.split(';')[0], csrf: body.data.csrf_token, setCookie };
+  return { cookie: setCookie.split(';')[0], csrf: body.data.csrf_token, setCookie, ip };
 }
 
-/** A /trpc call with the console's cookie (and, unless told, its CSRF token). */
-async function trpc(s: Signed, path: string, input?: unknown, opts: { csrf?: string | null; origin?: string } = {}) {
+/**
+ * A /trpc call with the console's cookie (and, unless told, its CSRF token), from the address
+ * it signed in from; `confirmKey` is the API key typed again (X-Confirm-Key).
+ */
+async function trpc(
+  s: Signed,
+  path: string,
+  input?: unknown,
+  opts: { csrf?: string | null; origin?: string; confirmKey?: string } = {},
+) {
   const mutation = opts.csrf !== undefined || input !== undefined;
-  const headers: Record<string, string> = { Cookie: s.cookie };
+  const headers: Record<string, string> = { Cookie: s.cookie, 'X-Forwarded-For': s.ip };
   if (opts.origin) headers.Origin = opts.origin;
+  if (opts.confirmKey) headers['X-Confirm-Key'] = opts.confirmKey;
   let res: Response;
   if (mutation && !path.endsWith('.list') && !path.endsWith('.get')) {
     const csrf = opts.csrf === undefined ? s.csrf : opts.csrf;
@@ -119,11 +130,12 @@ describe('the console', () => {
     const { key } = await createKeyedUser(services, 'console-csrf');
     const s = await signIn(key, '10.0.3.1');
     const site = { name: 'Shop', origins: ['https://shop.example'] };
-    expect((await trpc(s, 'sites.create', site, { csrf: null })).body).toMatchObject({ code: 'ERR_CSRF' });
-    expect((await trpc(s, 'sites.create', site, { csrf: 'wrong' })).status).toBe(403);
-    const foreign = await trpc(s, 'sites.create', site, { origin: 'https://evil.example' });
+    const confirmKey = key;
+    expect((await trpc(s, 'sites.create', site, { csrf: null, confirmKey })).body).toMatchObject({ code: 'ERR_CSRF' });
+    expect((await trpc(s, 'sites.create', site, { csrf: 'wrong', confirmKey })).status).toBe(403);
+    const foreign = await trpc(s, 'sites.create', site, { origin: 'https://evil.example', confirmKey });
     expect(foreign.body).toMatchObject({ code: 'ERR_CSRF' });
-    const made = await trpc(s, 'sites.create', site);
+    const made = await trpc(s, 'sites.create', site, { confirmKey });
     expect(made.status).toBe(200);
     expect(made.body.result.data.data.secret).toMatch(/^sec_/);
     const list = await trpc(s, 'sites.list');
@@ -148,18 +160,19 @@ describe('the console', () => {
     const keys = (await trpc(sb, 'keys.list')).body.result.data.data;
     expect(keys.map((k: any) => k.id)).toEqual([b.apiKey.id]);
     expect((await trpc(sb, 'analytics.get', { range: 'day', sitekey: siteA.site.sitekey })).status).toBe(404);
-    expect((await trpc(sb, 'keys.revoke', { id: a.apiKey.id })).status).toBe(404);
-    expect((await trpc(sb, 'sites.delete', { sitekey: siteA.site.sitekey })).status).toBe(404);
+    expect((await trpc(sb, 'keys.revoke', { id: a.apiKey.id }, { confirmKey: b.key })).status).toBe(404);
+    expect((await trpc(sb, 'sites.delete', { sitekey: siteA.site.sitekey }, { confirmKey: b.key })).status).toBe(404);
     expect((await trpc(sb, 'reports.list', { per_page: '10' })).body.result.data.data).toEqual([]);
   });
 
   it('ends the sessions of a revoked key at once', async () => {
     const { user, key, apiKey } = await createKeyedUser(services, 'console-revoke');
     const s = await signIn(key, '10.0.5.1');
-    const other = await trpc(s, 'keys.create', { name: 'second' });
+    const other = await trpc(s, 'keys.create', { name: 'second' }, { confirmKey: key });
     expect(other.status).toBe(200);
-    const second = await signIn(other.body.result.data.data.key, '10.0.5.2');
-    expect((await trpc(second, 'keys.revoke', { id: apiKey.id })).status).toBe(200);
+    const secondKey = other.body.result.data.data.key as string;
+    const second = await signIn(secondKey, '10.0.5.2');
+    expect((await trpc(second, 'keys.revoke', { id: apiKey.id }, { confirmKey: secondKey })).status).toBe(200);
     const after = await trpc(s, 'sites.list');
     expect(after.status).toBe(401);
     expect(after.body).toMatchObject({ code: 'ERR_SESSION_INVALID', message: expect.stringContaining('revoked') });
@@ -192,6 +205,147 @@ describe('the console', () => {
     const limited = await attempt();
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBeTruthy();
+  });
+});
+
+describe('credentials need the API key typed again (issue 40, item 7)', () => {
+  /** Every procedure that mints or changes a credential, with an input for it. */
+  const credentialCalls = async (userId: number): Promise<Array<[string, unknown]>> => {
+    const em = services.orm.em.fork();
+    const { site } = await createSite(em, userId, { name: 'Held', origins: ['https://held.example'] });
+    return [
+      ['keys.create', { name: 'stolen' }],
+      ['keys.revoke', { id: 1 }],
+      ['sites.create', { name: 'Stolen', origins: ['https://stolen.example'] }],
+      ['sites.rotateSecret', { sitekey: site.sitekey }],
+      ['sites.delete', { sitekey: site.sitekey }],
+      ['webhooks.create', { url: 'http://93.184.215.14/hook', events: ['audit.completed'] }],
+      ['webhooks.delete', { id: '1' }],
+    ];
+  };
+
+  it('a session alone mints or changes no credential: every such call is 403 ERR_KEY_CONFIRMATION_REQUIRED', async () => {
+    const { user, key } = await createKeyedUser(services, 'stolen-session');
+    const s = await signIn(key, '10.0.8.1');
+    for (const [path, input] of await credentialCalls(user.id)) {
+      const res = await trpc(s, path, input);
+      expect(res.status, path).toBe(403);
+      expect(res.body, path).toMatchObject({ code: 'ERR_KEY_CONFIRMATION_REQUIRED', status: 403 });
+      expect(res.body.message).toMatch(/type your API key again/);
+    }
+    // A batch carrying one such call among others is refused whole, before any call runs.
+    const batch = await fetch(`${server.url}/trpc/sites.list,keys.create?batch=1`, {
+      method: 'POST',
+      headers: {
+        Cookie: s.cookie,
+        'X-CSRF-Token': s.csrf,
+        'X-Forwarded-For': s.ip,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ 0: {}, 1: { name: 'stolen' } }),
+    });
+    expect(batch.status).toBe(403);
+    expect(await batch.json()).toMatchObject({ code: 'ERR_KEY_CONFIRMATION_REQUIRED' });
+    // Nothing changed: one key, the one site, no webhook.
+    expect((await trpc(s, 'keys.list')).body.result.data.data).toHaveLength(1);
+    expect((await trpc(s, 'sites.list')).body.result.data.data.map((x: any) => x.name)).toEqual(['Held']);
+    expect((await trpc(s, 'webhooks.list')).body.result.data.data).toEqual([]);
+    // Reading needs no key: the session still lists and changes what is not a credential.
+    expect((await trpc(s, 'account.get')).status).toBe(200);
+  });
+
+  it('with an active key of the account typed again it can; a wrong, revoked or another account’s key is 403', async () => {
+    const { user, key } = await createKeyedUser(services, 'confirming');
+    const stranger = await createKeyedUser(services, 'stranger');
+    let s = await signIn(key, '10.0.9.1');
+    const wrong = 'ak_0000000000_' + 'x'.repeat(43);
+    for (const confirmKey of [wrong, stranger.key, 'not a key']) {
+      const res = await trpc(s, 'keys.create', { name: 'second' }, { confirmKey });
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({
+        code: 'ERR_KEY_CONFIRMATION_INVALID',
+        message: 'That is not an active API key of this account; type one of its keys.',
+      });
+    }
+    const created = await trpc(s, 'keys.create', { name: 'second' }, { confirmKey: key });
+    expect(created.status).toBe(200);
+    const second = created.body.result.data.data as { id: number; key: string };
+    expect(second.key).toMatch(/^ak_/);
+    // The same session from further addresses: confirmations count per address (6 here).
+    s = { ...s, ip: '10.0.9.2' };
+    // Any active key of the account confirms, not only the session's own.
+    const site = await trpc(
+      s,
+      'sites.create',
+      { name: 'Shop', origins: ['https://shop.example'] },
+      { confirmKey: second.key },
+    );
+    expect(site.body.result.data.data.secret).toMatch(/^sec_/);
+    const sitekey = site.body.result.data.data.sitekey as string;
+    const rotated = await trpc(s, 'sites.rotateSecret', { sitekey }, { confirmKey: key });
+    expect(rotated.body.result.data.data.secret).toMatch(/^sec_/);
+    const hook = await trpc(
+      s,
+      'webhooks.create',
+      { url: 'http://93.184.215.14/hook', events: ['audit.completed'] },
+      { confirmKey: key },
+    );
+    expect(hook.status).toBe(200);
+    const hookId = String(hook.body.result.data.data.id);
+    s = { ...s, ip: '10.0.9.3' };
+    expect((await trpc(s, 'webhooks.delete', { id: hookId }, { confirmKey: key })).status).toBe(200);
+    expect((await trpc(s, 'sites.delete', { sitekey }, { confirmKey: key })).status).toBe(200);
+    // A revoked key confirms nothing.
+    expect((await trpc(s, 'keys.revoke', { id: second.id }, { confirmKey: key })).status).toBe(200);
+    const revoked = await trpc(s, 'keys.create', { name: 'third' }, { confirmKey: second.key });
+    expect(revoked.body).toMatchObject({ code: 'ERR_KEY_CONFIRMATION_INVALID' });
+    expect(user.id).toBeGreaterThan(0);
+  });
+
+  it('leaves Bearer-key calls as they were, on /trpc and REST', async () => {
+    const { key } = await createKeyedUser(services, 'bearer');
+    const bearer = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+    const created = await fetch(`${server.url}/trpc/keys.create`, {
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ name: 'from a script' }),
+    });
+    expect(created.status).toBe(200);
+    const site = await fetch(`${server.url}/trpc/sites.create`, {
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ name: 'Script', origins: ['https://script.example'] }),
+    });
+    expect(site.status).toBe(200);
+    const hook = await fetch(`${server.url}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ url: 'http://93.184.215.14/hook', events: ['audit.completed'] }),
+    });
+    expect(hook.status).toBe(201);
+    const { data } = (await hook.json()) as { data: { id: number } };
+    expect(
+      (await fetch(`${server.url}/api/v1/webhooks/${data.id}`, { method: 'DELETE', headers: bearer })).status,
+    ).toBe(200);
+  });
+
+  it('limits confirmations per address as sign-ins are', async () => {
+    const { key } = await createKeyedUser(services, 'guesser');
+    const s = await signIn(key, '10.0.10.1');
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push(
+        (await trpc(s, 'keys.create', { name: 'x' }, { confirmKey: `ak_000000000${i}_${'y'.repeat(43)}` })).status,
+      );
+    }
+    expect(statuses).toEqual([403, 403, 403, 403, 403, 403]);
+    // The right key, past the limit, waits like any other attempt.
+    const limited = await trpc(s, 'keys.create', { name: 'x' }, { confirmKey: key });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ code: 'ERR_RATE_LIMITED' });
+    // What needs no confirmation is not counted, nor a credential call with no key typed (refused at once).
+    expect((await trpc(s, 'sites.list')).status).toBe(200);
+    expect((await trpc(s, 'keys.create', { name: 'x' })).body).toMatchObject({ code: 'ERR_KEY_CONFIRMATION_REQUIRED' });
   });
 });
 

@@ -122,6 +122,18 @@ describe('GET /api/v1/reports', () => {
     expect(new Set(all).size).toBe(30);
   });
 
+  it('names the real bounds of `page` (1 to 1,000,000) on every list, past the highest too', async () => {
+    for (const path of ['/api/v1/reports', '/api/v1/projects', '/api/v1/audits']) {
+      for (const page of ['99999999', '0', '1.5', 'two']) {
+        const res = await request(`${server.url}${path}?page=${page}`, { key: owner.key });
+        expect(res.status, `${path}?page=${page}`).toBe(422);
+        expect(res.body.code).toBe('ERR_VALIDATION');
+        expect(res.body.errors.page).toEqual(['The page must be a whole number from 1 to 1,000,000.']);
+      }
+      expect((await request(`${server.url}${path}?page=1000000`, { key: owner.key })).status).toBe(200);
+    }
+  });
+
   it.each([
     ['id', (r: any) => r.id],
     ['generated_at', (r: any) => r.generated_at],

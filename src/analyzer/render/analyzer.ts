@@ -13,7 +13,8 @@ import type { AnalyzerOptions } from '../options.ts';
 import { runPageChecks, type CheckInput } from '../check-worker.ts';
 import { scoreResults } from '../scoring.ts';
 import { FairPool, SaturatedError } from '../pool.ts';
-import { BrowserCrashedError, BrowserPool, RenderBusyError, SandboxUnavailableError } from './browser.ts';
+import { deadlineSignal } from './abortable.ts';
+import { BrowserCrashedError, BrowserPool, BrowserUnavailableError, RenderBusyError } from './browser.ts';
 import { labChecks, labSummary, type LabSummary, type RenderedCheckResult } from './lab.ts';
 import { renderPage, type RenderedPage } from './render.ts';
 
@@ -26,8 +27,13 @@ export interface RenderSettings {
   chromiumPath: string;
   /** Browser contexts rendering at once. */
   contexts: number;
-  /** Per-page render time, ms. */
+  /** Per-page render time, ms; a render's wait for its turn is bounded by it too. */
   timeoutMs: number;
+  /**
+   * Longest the browser may take to start, ms (default 30 s); past it rendering is off for the
+   * process, said once through `warn`, and renders fail as without Chromium.
+   */
+  startTimeoutMs?: number;
   /** V8 heap limit per renderer, MiB. */
   maxHeapMb: number;
   /** Most bytes one page may load, document and subresources. */
@@ -188,6 +194,7 @@ export class RenderingAnalyzer {
       acquireTimeoutMs: settings.timeoutMs * 3,
       memoryLimitBytes: settings.memoryLimitBytes,
       sandboxUser: settings.sandboxUser,
+      startTimeoutMs: settings.startTimeoutMs,
       warn: settings.warn,
     });
   }
@@ -200,7 +207,11 @@ export class RenderingAnalyzer {
   }
 
   /** Render `url` once more after a browser crash; the crash of one render never fails the analysis. */
-  async #render(url: string, options: AnalyzerOptions): Promise<RenderedPage> {
+  async #render(
+    url: string,
+    options: AnalyzerOptions,
+    bounds: { waits?: AbortSignal; signal?: AbortSignal },
+  ): Promise<RenderedPage> {
     const limits = {
       timeoutMs: this.settings.timeoutMs,
       maxBytes: this.settings.maxBytes,
@@ -209,16 +220,20 @@ export class RenderingAnalyzer {
       maxDocumentChars: this.settings.maxDocumentChars,
     };
     try {
-      return await renderPage(this.pool, url, options, limits);
+      return await renderPage(this.pool, url, options, limits, bounds);
     } catch (err) {
       if (!(err instanceof BrowserCrashedError)) throw err;
-      return renderPage(this.pool, url, options, limits);
+      return renderPage(this.pool, url, options, limits, bounds);
     }
   }
 
   /**
    * Analyze `url`: raw first (its failures reject as {@link analyzeUrl}'s do), then render
    * when wanted. A page that fails to render keeps its raw results and says why in `rendering`.
+   * Every wait is bounded by the analysis' deadline (`options.totalTimeoutMs` from its start):
+   * the render's turn, the browser's start and a context (a render that has its context then
+   * has its own `timeoutMs`). When `signal` aborts, the analysis ends at once with its reason,
+   * whatever it was waiting for.
    */
   async analyze(
     url: string,
@@ -227,13 +242,30 @@ export class RenderingAnalyzer {
     signal?: AbortSignal,
     tenant = '',
   ): Promise<RenderedAnalysis> {
+    const startedAt = performance.now();
     const raw = await analyzeUrl(url, options, signal);
     if (!this.wants(raw, requested)) return { ...raw, rendering: { status: 'skipped' } };
     signal?.throwIfAborted();
     let page: RenderedPage;
     let documentChecks: RenderedCheckResult[];
     try {
-      page = await this.renders.run(tenant, () => this.#render(raw.finalUrl, options));
+      const waits = deadlineSignal(
+        Math.max(1, options.totalTimeoutMs - (performance.now() - startedAt)),
+        () =>
+          new RenderBusyError(
+            `The browser was not ready to render the page within the analysis' deadline (${options.totalTimeoutMs} ms).`,
+          ),
+        signal,
+      );
+      try {
+        page = await this.renders.run(
+          tenant,
+          () => this.#render(raw.finalUrl, options, { waits: waits.signal, signal }),
+          waits.signal,
+        );
+      } finally {
+        waits.clear();
+      }
       documentChecks = await renderedDocumentChecks(page, options, signal);
     } catch (err) {
       signal?.throwIfAborted();
@@ -256,7 +288,7 @@ export class RenderingAnalyzer {
         err instanceof RenderBusyError ||
         err instanceof BrowserCrashedError ||
         err instanceof SaturatedError ||
-        err instanceof SandboxUnavailableError
+        err instanceof BrowserUnavailableError
           ? err.message
           : 'The browser could not render the page.';
       return { ...raw, rendering: { status: 'failed', reason } };

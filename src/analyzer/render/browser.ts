@@ -9,10 +9,16 @@
  *
  * Chromium runs with its sandbox on, as an unprivileged user when the service is root, inside
  * a memory cgroup of its own (see sandbox.ts). When the sandbox cannot start, the launch fails
- * with {@link SandboxUnavailableError} and rendering stays off; it never runs unsandboxed.
+ * with {@link SandboxUnavailableError} and rendering stays off; it never runs unsandboxed. A
+ * browser that does not start within `startTimeoutMs` turns rendering off the same way.
+ *
+ * Every wait here (a free context, the browser's start, a warm context) ends when the
+ * caller's signal aborts: the launch goes on for the others, and the caller is free.
  */
+import { readFile, rm } from 'node:fs/promises';
 import { chromium, type Browser, type BrowserContextOptions } from 'playwright-core';
 import { AddressGuard } from '../address-guard.ts';
+import { abortable } from './abortable.ts';
 import { startGuardedProxy, type GuardedProxy, type GuardedProxySettings } from './proxy.ts';
 import { disposeContext, SpareContexts, type PreparedContext } from './spare-contexts.ts';
 import { createBrowserCgroup, writeLauncher, type BrowserCgroup, type Launcher } from './sandbox.ts';
@@ -31,12 +37,22 @@ export interface BrowserPoolSettings {
   sandboxUser?: string;
   /** Memory the whole browser (every process) may use, bytes, enforced by a cgroup when one can be made. */
   memoryLimitBytes?: number;
+  /**
+   * Longest a launch may take, ms (default 30 s): past it the browser is stopped and rendering
+   * is off for the process, said once through `warn`.
+   */
+  startTimeoutMs?: number;
   /** Told once when the browser cannot be bounded or sandboxed (the service logs it). */
   warn?: (message: string) => void;
 }
 
+/** Rendering is off for the process: the browser could not start (its sandbox, or in time). */
+export class BrowserUnavailableError extends Error {
+  override name = 'BrowserUnavailableError';
+}
+
 /** Chromium could not start with its sandbox on: rendering is off, never unsandboxed. */
-export class SandboxUnavailableError extends Error {
+export class SandboxUnavailableError extends BrowserUnavailableError {
   override name = 'SandboxUnavailableError';
 }
 
@@ -102,7 +118,8 @@ function refuseAll(): GuardedProxySettings {
 
 interface Waiter {
   resolve: () => void;
-  timer: NodeJS.Timeout;
+  /** Takes the waiter out of the queue and rejects it. */
+  leave: (reason: Error) => void;
 }
 
 /** A shared Chromium with at most `contexts` contexts open. */
@@ -119,8 +136,8 @@ export class BrowserPool {
   #launcher?: Launcher;
   #cgroup?: BrowserCgroup;
   #cgroupTried = false;
-  /** Set once the sandbox failed to start: every later render fails at once with it. */
-  #unavailable?: SandboxUnavailableError;
+  /** Set once the browser failed to start (sandbox, time): every later render fails at once with it. */
+  #unavailable?: BrowserUnavailableError;
 
   constructor(settings: BrowserPoolSettings) {
     this.#settings = settings;
@@ -142,7 +159,10 @@ export class BrowserPool {
     return this.#cgroup;
   }
 
-  /** The running browser, launching it if needed. */
+  /**
+   * The running browser, launching it if needed. Rejects with {@link BrowserUnavailableError}
+   * once rendering is off.
+   */
   browser(): Promise<Browser> {
     if (this.#closed) return Promise.reject(new Error('The browser pool is closed.'));
     if (this.#unavailable) return Promise.reject(this.#unavailable);
@@ -170,6 +190,8 @@ export class BrowserPool {
       }
     }
     let browser: Browser;
+    const startTimeoutMs = this.#settings.startTimeoutMs ?? 30_000;
+    await rm(this.#launcher.pidFile, { force: true });
     try {
       browser = await chromium.launch({
         executablePath: this.#launcher.path,
@@ -178,6 +200,7 @@ export class BrowserPool {
           AUDIT_CHROMIUM_BINARY: this.#settings.executablePath,
           AUDIT_CHROMIUM_USER: this.#settings.sandboxUser ?? 'nobody',
           AUDIT_CHROMIUM_CGROUP: this.#cgroup?.dir ?? '',
+          AUDIT_CHROMIUM_PIDFILE: this.#launcher.pidFile,
         },
         headless: true,
         chromiumSandbox: true,
@@ -187,10 +210,20 @@ export class BrowserPool {
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
-        timeout: 30_000,
+        // Past it Playwright stops the process (its whole group) and rejects with a TimeoutError.
+        timeout: startTimeoutMs,
       });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof Error && err.name === 'TimeoutError' && !this.#closed) {
+        await this.#stopUnstarted();
+        this.#unavailable = new BrowserUnavailableError(
+          `Rendering is off: Chromium (${this.#settings.executablePath}) did not start within ${startTimeoutMs} ms.`,
+          { cause: err },
+        );
+        this.#settings.warn?.(this.#unavailable.message);
+        throw this.#unavailable;
+      }
       if (/sandbox/i.test(message)) {
         this.#unavailable = new SandboxUnavailableError(
           'Rendering is off: Chromium could not start its sandbox (user namespaces or a setuid sandbox are needed; it is never run without one).',
@@ -213,20 +246,52 @@ export class BrowserPool {
     return browser;
   }
 
-  async #acquire(): Promise<void> {
+  /**
+   * Kills the process group of a launch that timed out. Playwright only asks it to close and
+   * kills it 30 s later, and the hung browser would hold its memory that long (or, in a
+   * process that exits first, for ever).
+   */
+  async #stopUnstarted(): Promise<void> {
+    const pid = Number((await readFile(this.#launcher!.pidFile, 'utf8').catch(() => '')).trim());
+    if (!Number.isInteger(pid) || pid <= 1) return;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** A context slot: at once when one is free, else in turn, at most `acquireTimeoutMs` or until `signal` aborts. */
+  async #acquire(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
     if (this.#active < this.#settings.contexts) {
       this.#active++;
       return;
     }
     await new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        timer: setTimeout(() => {
-          const i = this.#waiters.indexOf(waiter);
-          if (i >= 0) this.#waiters.splice(i, 1);
-          reject(new RenderBusyError('No browser context became free in time.'));
-        }, this.#settings.acquireTimeoutMs),
+      const onAbort = () => waiter.leave(signal!.reason as Error);
+      const timer = setTimeout(
+        () => waiter.leave(new RenderBusyError('No browser context became free in time.')),
+        this.#settings.acquireTimeoutMs,
+      );
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
       };
+      const waiter: Waiter = {
+        resolve: () => {
+          settle();
+          resolve();
+        },
+        leave: (reason) => {
+          const i = this.#waiters.indexOf(waiter);
+          if (i < 0) return;
+          this.#waiters.splice(i, 1);
+          settle();
+          reject(reason);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.push(waiter);
     });
   }
@@ -234,7 +299,6 @@ export class BrowserPool {
   #release(): void {
     const next = this.#waiters.shift();
     if (next) {
-      clearTimeout(next.timer);
       next.resolve(); // the slot passes on
     } else {
       this.#active--;
@@ -246,20 +310,25 @@ export class BrowserPool {
    * `options.userAgent` (default {@link desktopUserAgent} of the running browser), its traffic
    * through a guarded proxy with `proxySettings`. The context comes warm from
    * {@link SpareContexts}, with its one page open, and is closed afterwards. If the browser dies
-   * meanwhile, rejects with {@link BrowserCrashedError}.
+   * meanwhile, rejects with {@link BrowserCrashedError}. When `bounds.waits` aborts before `fn`
+   * starts, the waits (a context slot, the browser's start, a warm context) end with its
+   * reason; when `bounds.signal` aborts, the waits and `fn` itself do, and the context is closed.
    */
   async withContext<T>(
     options: { userAgent?: string; viewport?: { width: number; height: number } },
     proxySettings: GuardedProxySettings,
     fn: (prepared: PreparedContext) => Promise<T>,
+    bounds: { waits?: AbortSignal; signal?: AbortSignal } = {},
   ): Promise<T> {
-    await this.#acquire();
+    const { signal } = bounds;
+    const waits = bounds.waits && signal ? AbortSignal.any([bounds.waits, signal]) : (bounds.waits ?? signal);
+    await this.#acquire(waits);
     let prepared: PreparedContext | undefined;
     let contextOptions: BrowserContextOptions = {};
     let browser: Browser | undefined;
     let onDisconnect: (() => void) | undefined;
     try {
-      browser = await this.browser();
+      browser = await abortable(this.browser(), waits);
       // Calls pending on a browser that died may never settle: race them with its death.
       const died = new Promise<never>((_, reject) => {
         onDisconnect = () => reject(new BrowserCrashedError('The browser stopped while rendering the page.'));
@@ -276,9 +345,9 @@ export class BrowserPool {
         javaScriptEnabled: true,
         bypassCSP: false,
       };
-      prepared = await Promise.race([died, this.#spares.take(browser, contextOptions)]);
+      prepared = await Promise.race([died, this.#spares.take(browser, contextOptions, waits)]);
       prepared.proxy.assign(proxySettings);
-      return await Promise.race([died, fn(prepared)]);
+      return await Promise.race([died, abortable(fn(prepared), signal)]);
     } catch (err) {
       if (browser && !browser.isConnected() && !(err instanceof BrowserCrashedError)) {
         throw new BrowserCrashedError('The browser stopped while rendering the page.', { cause: err });

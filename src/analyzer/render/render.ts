@@ -7,7 +7,8 @@ import type { Request, Response } from 'playwright-core';
 import { AddressGuard } from '../address-guard.ts';
 import { AnalyzeError } from '../errors.ts';
 import type { AnalyzerOptions } from '../options.ts';
-import type { BrowserPool } from './browser.ts';
+import { deadlineSignal } from './abortable.ts';
+import { RenderBusyError, type BrowserPool } from './browser.ts';
 import { collectInPage, documentInPage, observerScript, type InPageFacts } from './collect.ts';
 import { refusedHeader, type BlockedRequest } from './proxy.ts';
 import { NetworkActivity, waitUntilQuiet } from './quiet.ts';
@@ -34,6 +35,12 @@ export interface RenderLimits {
   /** Most windows a page may open (each closed as it opens; default 5). */
   maxPopups?: number;
 }
+
+/**
+ * How long past its limit a render may still hold its context: the hard stop closes a wedged
+ * page's context 2 s past the limit; this bounds everything else.
+ */
+const renderGraceMs = 3000;
 
 /** Events taken from a page at most (console messages, uncaught errors), however many it makes. */
 const maxPageEvents = 200;
@@ -70,41 +77,61 @@ const viewport = { width: 1350, height: 940 };
 /**
  * Render `url` with `pool`. Connections go through a proxy guarded by the analysis' address
  * policy (`options`), pinned per host. Rejects with {@link AnalyzeError} when the document
- * itself is refused or cannot be loaded.
+ * itself is refused or cannot be loaded. The whole render, the waits for the browser and a
+ * context included, ends by `limits.timeoutMs` (plus a grace for the hard stop), and at once
+ * with `bounds.signal`'s reason when it aborts (the analysis abandoned); the waits for the
+ * browser's start and a context end when `bounds.waits` aborts too (the analysis' deadline).
  */
 export async function renderPage(
   pool: BrowserPool,
   url: string,
   options: AnalyzerOptions,
   limits: RenderLimits,
+  bounds: { waits?: AbortSignal; signal?: AbortSignal } = {},
 ): Promise<RenderedPage> {
+  const { signal } = bounds;
+  signal?.throwIfAborted();
   const started = performance.now();
   const deadline = started + limits.timeoutMs;
+  const bound = deadlineSignal(
+    limits.timeoutMs + renderGraceMs,
+    () => new RenderBusyError(`The browser did not render the page within ${limits.timeoutMs} ms.`),
+    signal,
+  );
   // Lookups end with the render: past its limit, names still in flight are cancelled.
-  const guard = new AddressGuard(options, AbortSignal.timeout(limits.timeoutMs));
+  const lookups = AbortSignal.timeout(limits.timeoutMs);
+  const guard = new AddressGuard(options, signal ? AbortSignal.any([signal, lookups]) : lookups);
   const proxySettings = { guard, connectTimeoutMs: options.connectTimeoutMs, maxBytes: limits.maxBytes };
   try {
-    return await pool.withContext({ userAgent: limits.userAgent, viewport }, proxySettings, async (prepared) => {
-      const { context } = prepared;
-      // A page that wedges its renderer (an endless loop) would hang evaluate(); closing the
-      // context after the limit (plus a grace period) ends every pending call.
-      let hardStopped = false;
-      const hardStop = setTimeout(() => {
-        hardStopped = true;
-        void context.close().catch(() => undefined);
-      }, limits.timeoutMs + 2000);
-      try {
-        return await inContext(prepared);
-      } catch (err) {
-        if (hardStopped && !(err instanceof AnalyzeError)) {
-          throw new AnalyzeError('timeout', `The page did not respond within ${limits.timeoutMs} ms.`, { cause: err });
+    return await pool.withContext(
+      { userAgent: limits.userAgent, viewport },
+      proxySettings,
+      async (prepared) => {
+        const { context } = prepared;
+        // A page that wedges its renderer (an endless loop) would hang evaluate(); closing the
+        // context after the limit (plus a grace period) ends every pending call.
+        let hardStopped = false;
+        const hardStop = setTimeout(() => {
+          hardStopped = true;
+          void context.close().catch(() => undefined);
+        }, limits.timeoutMs + 2000);
+        try {
+          return await inContext(prepared);
+        } catch (err) {
+          if (hardStopped && !(err instanceof AnalyzeError)) {
+            throw new AnalyzeError('timeout', `The page did not respond within ${limits.timeoutMs} ms.`, {
+              cause: err,
+            });
+          }
+          throw err;
+        } finally {
+          clearTimeout(hardStop);
         }
-        throw err;
-      } finally {
-        clearTimeout(hardStop);
-      }
-    });
+      },
+      { waits: bounds.waits, signal: bound.signal },
+    );
   } finally {
+    bound.clear();
     guard.close();
   }
 

@@ -23,6 +23,11 @@ set -eu
 if [ -n "\${AUDIT_CHROMIUM_CGROUP:-}" ]; then
   echo $$ > "$AUDIT_CHROMIUM_CGROUP/cgroup.procs"
 fi
+# Its process (group) id, which Chromium keeps through the execs below: a browser that does
+# not start in time is stopped by it at once.
+if [ -n "\${AUDIT_CHROMIUM_PIDFILE:-}" ]; then
+  echo $$ > "$AUDIT_CHROMIUM_PIDFILE"
+fi
 # Playwright passes its own --disable-features list and Chromium keeps only the last one:
 # merge every list into one flag so none is lost.
 features=""
@@ -143,6 +148,8 @@ export async function createBrowserCgroup(limitBytes: number, name: string): Pro
 /** The launcher written to a private folder; its path is Playwright's executablePath. */
 export interface Launcher {
   path: string;
+  /** Where the launcher writes its PID (Chromium's, and its process group's). */
+  pidFile: string;
   remove(): Promise<void>;
 }
 
@@ -152,5 +159,9 @@ export async function writeLauncher(): Promise<Launcher> {
   const file = path.join(dir, 'chromium-sandboxed');
   await writeFile(file, launcherScript);
   await chmod(file, 0o755);
-  return { path: file, remove: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    path: file,
+    pidFile: path.join(dir, 'chromium.pid'),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
 }

@@ -5,6 +5,9 @@ import { existsSync } from 'node:fs';
 import type { Config } from '../../config.ts';
 import { RenderingAnalyzer, type RenderMode, type RenderSettings } from './analyzer.ts';
 
+/** The longest wait for Chromium's start, whatever ANALYZER_TIMEOUT_MS says, ms. */
+const browserStartLimitMs = 10_000;
+
 /** The render settings of `config`: ANALYZER_RENDER unset means auto when Chromium exists, else never. */
 export function renderSettingsFrom(
   config: Pick<
@@ -21,6 +24,7 @@ export function renderSettingsFrom(
     | 'ANALYZER_RENDER_MEMORY_MB'
     | 'ANALYZER_CHROMIUM_USER'
     | 'ANALYZER_MAX_BYTES'
+    | 'ANALYZER_TIMEOUT_MS'
   >,
 ): RenderSettings {
   const found = existsSync(config.ANALYZER_CHROMIUM_PATH);
@@ -38,6 +42,9 @@ export function renderSettingsFrom(
     memoryLimitBytes: config.ANALYZER_RENDER_MEMORY_MB * 1024 * 1024,
     sandboxUser: config.ANALYZER_CHROMIUM_USER,
     maxDocumentChars: config.ANALYZER_MAX_BYTES,
+    // A browser that has not started by the analysis' deadline (at most 10 s) never will:
+    // rendering goes off for the process rather than hold every analysis that asks for it.
+    startTimeoutMs: Math.min(config.ANALYZER_TIMEOUT_MS, browserStartLimitMs),
   };
 }
 

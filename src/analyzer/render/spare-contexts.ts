@@ -11,6 +11,7 @@
  * hands it the analysis' guard (GuardedProxy.assign).
  */
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { abortable } from './abortable.ts';
 import { startGuardedProxy, type GuardedProxy, type GuardedProxySettings } from './proxy.ts';
 
 /** How long a new tab's renderer is given to start before a render navigates in it, ms. */
@@ -74,22 +75,32 @@ export class SpareContexts {
   /**
    * A warm context of `browser` made with `options`: a spare when one is there (waiting for
    * the rest of its warm-up), else a new one given its warm-up now. The pool calls
-   * {@link fill} when the render ends.
+   * {@link fill} when the render ends. When `signal` aborts first, the wait ends with its
+   * reason and the context, once made, is closed.
    */
-  async take(browser: Browser, options: BrowserContextOptions): Promise<PreparedContext> {
+  async take(browser: Browser, options: BrowserContextOptions, signal?: AbortSignal): Promise<PreparedContext> {
     const key = JSON.stringify(options);
     const i = this.#spares.findIndex((s) => s.key === key && s.browser === browser);
     let spare = i >= 0 ? this.#spares.splice(i, 1)[0] : this.#make(browser, options, key);
-    let prepared = await spare.prepared.catch(() => undefined);
-    if (!prepared || !browser.isConnected() || prepared.page.isClosed()) {
-      // Its browser has stopped, or its page is gone (or it failed): start over.
-      if (prepared) void disposeContext(prepared);
-      spare = this.#make(browser, options, key);
-      prepared = await spare.prepared;
+    try {
+      let prepared = await abortable(
+        spare.prepared.catch(() => undefined),
+        signal,
+      );
+      if (!prepared || !browser.isConnected() || prepared.page.isClosed()) {
+        // Its browser has stopped, or its page is gone (or it failed): start over.
+        if (prepared) void disposeContext(prepared);
+        spare = this.#make(browser, options, key);
+        prepared = await abortable(spare.prepared, signal);
+      }
+      const wait = spare.warmAt - performance.now();
+      if (wait > 0) await abortable(new Promise((r) => setTimeout(r, wait)), signal);
+      return prepared;
+    } catch (err) {
+      // Given up or failed: the context, if it is ever made, is not left open.
+      void spare.prepared.then(disposeContext, () => undefined);
+      throw err;
     }
-    const wait = spare.warmAt - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    return prepared;
   }
 
   /** Close every spare. */
