@@ -297,9 +297,9 @@ function analyzerBusy(err: unknown): err is AppError {
 }
 
 /**
- * The `audit-page` job: one page, once. A page whose account's analyzer share is taken (its
- * reports are running) does not wait in its worker: it is queued again a few seconds later and
- * the worker is given back.
+ * The `audit-page` job: one page, once. A page whose account's analyzer share stays taken (its
+ * reports are running) past ANALYZER_KEY_WAIT_MS is queued again a few seconds later and its
+ * worker is given back.
  */
 export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   const em = deps.em.fork();
