@@ -98,29 +98,42 @@ export async function createAudit(
   return audit;
 }
 
-/** Occurrences of a schedule looked at for its shortest interval (pg-boss previews at most 1,000). */
-const INTERVAL_SAMPLE = 500;
+/** Runs of a schedule looked at for its shortest interval, and how many are read at a time. */
+const INTERVAL_SAMPLE = 100;
+const INTERVAL_PAGE = 20;
 
 /**
  * A schedule must be a cron expression whose runs are at least AUDIT_MIN_INTERVAL seconds
- * apart, judged on its next {@link INTERVAL_SAMPLE} runs.
+ * apart, judged on its next {@link INTERVAL_SAMPLE} runs. They are read a page at a time:
+ * pg-boss gives a preview one second of wall clock, and a busy machine must not turn a valid
+ * schedule into an invalid one (a page that runs out of time ends the check).
  */
 function checkInterval(deps: { config: Config; queue: JobQueue }, schedule: string, tz: string): void {
-  let runs: Date[];
-  try {
-    runs = deps.queue.boss.previewSchedule(schedule, { tz, count: INTERVAL_SAMPLE });
-  } catch {
-    throw validationError('schedule', 'The schedule must be a cron expression (five or six fields).');
-  }
   const least = deps.config.AUDIT_MIN_INTERVAL;
-  for (let i = 1; i < runs.length; i++) {
-    if ((runs[i].getTime() - runs[i - 1].getTime()) / 1000 < least) {
-      throw validationError(
-        'schedule',
-        `A schedule may run at most once every ${least} seconds (AUDIT_MIN_INTERVAL); this one runs more often.`,
-        { code: 'ERR_SCHEDULE_TOO_FREQUENT' },
-      );
+  let previous: Date | undefined;
+  for (let checked = 0; checked < INTERVAL_SAMPLE; checked += INTERVAL_PAGE) {
+    let runs: Date[];
+    try {
+      // Cron's granularity is a second: a millisecond after the last run excludes it alone.
+      const from = previous && new Date(previous.getTime() + 1);
+      runs = deps.queue.boss.previewSchedule(schedule, { tz, count: INTERVAL_PAGE, ...(from ? { from } : {}) });
+    } catch {
+      if (checked === 0) {
+        throw validationError('schedule', 'The schedule must be a cron expression (five or six fields).');
+      }
+      return;
     }
+    for (const run of runs) {
+      if (previous && (run.getTime() - previous.getTime()) / 1000 < least) {
+        throw validationError(
+          'schedule',
+          `A schedule may run at most once every ${least} seconds (AUDIT_MIN_INTERVAL); this one runs more often.`,
+          { code: 'ERR_SCHEDULE_TOO_FREQUENT' },
+        );
+      }
+      previous = run;
+    }
+    if (runs.length < INTERVAL_PAGE) return;
   }
 }
 
