@@ -24,7 +24,7 @@ import { analyzerOptionsFrom, type ReportAnalyzer } from '../reports/analysis.ts
 import { createReport } from '../reports/reports.ts';
 import { emitEvent } from '../webhooks/events.ts';
 import { diffRuns, summarize, type RunPage } from './changes.ts';
-import { Crawler, inScope, type CrawlScope } from './crawl.ts';
+import type { CrawlScope } from './crawl.ts';
 
 export const RUN_QUEUE = 'audit-run';
 export const PAGE_QUEUE = 'audit-page';
@@ -57,6 +57,12 @@ export async function startRun(tx: EntityManager, queue: JobQueue, auditId: numb
   return run.id;
 }
 
+/**
+ * The crawler's module, loaded by the first job that crawls: it brings cheerio and robots-parser,
+ * which an instance that never runs an audit need not hold (test/build.test.ts, "lean" start).
+ */
+const crawling = () => import('./crawl.ts');
+
 function scopeOf(audit: { url: string; include: string[]; exclude: string[] }, robots: string, ua: string): CrawlScope {
   return { origin: new URL(audit.url).origin, include: audit.include, exclude: audit.exclude, robots, userAgent: ua };
 }
@@ -67,6 +73,7 @@ export async function runStartJob(deps: AuditDeps, runId: number): Promise<void>
   if (!run || run.status !== 'queued') return;
   const audit = run.audit;
   const options = analyzerOptionsFrom(deps.config);
+  const { Crawler, inScope } = await crawling();
   const crawler = new Crawler(options);
   let seeds: string[];
   let robots: string;
@@ -221,6 +228,7 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   const audit = page.run.audit;
   await em.nativeUpdate(AuditPageSchema, { id: page.id }, { attempts: page.attempts + 1 });
   const options = analyzerOptionsFrom(deps.config);
+  const { Crawler } = await crawling();
   const crawler = new Crawler(options);
   let links: string[] = [];
   let outcome: PageOutcome;

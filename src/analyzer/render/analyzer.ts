@@ -16,6 +16,7 @@ import { FairPool, SaturatedError } from '../pool.ts';
 import { BrowserCrashedError, BrowserPool, RenderBusyError, SandboxUnavailableError } from './browser.ts';
 import { labChecks, labSummary, type LabSummary, type RenderedCheckResult } from './lab.ts';
 import { renderPage, type RenderedPage } from './render.ts';
+import { renderSettingsFrom } from './settings.ts';
 
 /** When pages are rendered. */
 export type RenderMode = 'never' | 'auto' | 'always';
@@ -283,4 +284,16 @@ export class RenderingAnalyzer {
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+/** The configuration fields {@link renderingAnalyzerFrom} reads. */
+type RenderConfig = Parameters<typeof renderSettingsFrom>[0];
+
+/** A rendering analyzer for `config`, or undefined when rendering is off (`never`). */
+export function renderingAnalyzerFrom(
+  config: RenderConfig,
+  warn?: (message: string) => void,
+): RenderingAnalyzer | undefined {
+  const settings = { ...renderSettingsFrom(config), warn };
+  return settings.mode === 'never' ? undefined : new RenderingAnalyzer(settings);
 }
