@@ -30,7 +30,8 @@ export interface CheckPoolOptions {
  */
 function workerEntry(): { filename: string; execArgv: string[] } {
   const compiled = import.meta.url.endsWith('.js');
-  const worker = new URL(compiled ? './check-worker.js' : './check-worker.ts', import.meta.url);
+  const source = new URL('./check-worker.ts', import.meta.url);
+  const worker = compiled ? new URL('./check-worker.js', import.meta.url) : source;
   if (!existsSync(fileURLToPath(worker))) throw new Error(`${fileURLToPath(worker)} is missing: run npm run build`);
   if (compiled) return { filename: worker.href, execArgv: [] };
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;

@@ -184,8 +184,9 @@ async function main(): Promise<void> {
       `${report.status}, score ${report.body?.data?.score}, page hits ${page.hits()}`,
     );
     if (chromium) {
-      const rendering = report.body?.data?.rendering;
-      check('the page was rendered in Chromium', rendering?.status === 'rendered', JSON.stringify(rendering));
+      // A rendered report has the lab checks, measured in the browser (docs/reports.md).
+      const lcp = (report.body?.data?.results as Record<string, unknown> | undefined)?.largest_contentful_paint;
+      check('the page was rendered in Chromium', lcp !== undefined, JSON.stringify(lcp));
       const cmdlines = podman('exec', name, 'sh', '-c', 'cat /proc/[0-9]*/cmdline | tr "\\0" " "');
       check('Chromium runs with its sandbox (no --no-sandbox)', !cmdlines.includes('--no-sandbox'));
       const seccomp = podman(
