@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -25,8 +26,24 @@ export async function compileWat(file: string): Promise<Uint8Array<ArrayBuffer>>
   }
 }
 
-/** walk.wat's binary: the build's walk.wasm where there is one, else compiled once per process. */
+/** Compiled (dist/pow/compile.js), this module reads the build's walk.wasm; from the sources it compiles walk.wat. */
+const fromBuild = import.meta.url.endsWith('.js');
+
+/**
+ * walk.wat's binary, once per process, by one rule: the compiled service reads the walk.wasm
+ * `npm run build` left beside this module (never loading wabt; a missing file rejects, naming
+ * it), while the sources (tsx, tests, benchmarks) compile walk.wat with the same compileWat the
+ * build runs.
+ */
 export function walkWasm(): Promise<Uint8Array<ArrayBuffer>> {
-  compiled ??= existsSync(WALK_WASM) ? Promise.resolve(new Uint8Array(readFileSync(WALK_WASM))) : compileWat(WALK_WAT);
+  compiled ??= fromBuild ? readBuilt() : compileWat(WALK_WAT);
   return compiled;
+}
+
+async function readBuilt(): Promise<Uint8Array<ArrayBuffer>> {
+  try {
+    return new Uint8Array(await readFile(WALK_WASM));
+  } catch (err) {
+    throw new Error(`${WALK_WASM} is missing: run npm run build`, { cause: err });
+  }
 }

@@ -10,9 +10,11 @@ const root = path.resolve(import.meta.dirname, '..');
 const work = mkdtempSync(path.join(os.tmpdir(), 'build-'));
 const children: ChildProcess[] = [];
 
+const leanDirs: string[] = [];
+
 afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
-  rmSync(work, { recursive: true, force: true });
+  for (const dir of [work, ...leanDirs]) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Packages the serving process must not need: the transpiler, the bundler, the compilers (TypeScript, WebAssembly text). */
@@ -99,9 +101,11 @@ describe('npm run build, then the compiled start', () => {
   }, 240_000);
 
   it('starts and answers its hot routes without the libraries loaded on first use', async () => {
-    // The dist/ the first test built, beside a node_modules without those libraries.
-    const lean = path.join(work, 'lean');
-    mkdirSync(lean);
+    // The dist/ the first test built, beside a node_modules without those libraries; in a
+    // folder of its own, not below `work`, whose node_modules (every library) Node's resolution
+    // would find next, one level up.
+    const lean = mkdtempSync(path.join(os.tmpdir(), 'build-lean-'));
+    leanDirs.push(lean);
     cpSync(path.join(work, 'dist'), path.join(lean, 'dist'), { recursive: true });
     productionModules(path.join(lean, 'node_modules'), loadedOnUse);
     const { child, url, output } = await startCompiled({ LOG_LEVEL: 'warn', DATA_DIR: path.join(lean, 'data') }, lean);

@@ -9,6 +9,7 @@ import { runPageChecks, type CheckInput } from './check-worker.ts';
 import type { CheckCategory, CheckResult } from './checks/types.ts';
 import { AnalyzeError, deadlineError } from './errors.ts';
 import { Fetcher } from './fetcher.ts';
+import { projectOf } from './project.ts';
 import type { AnalyzerOptions } from './options.ts';
 import { scoreResults, type Grade } from './scoring.ts';
 
@@ -28,11 +29,6 @@ export interface AnalysisResult {
   status: number;
   /** ttfbMs: first request to the final response's headers; totalMs: to its last body byte. */
   timings: { ttfbMs: number; totalMs: number };
-}
-
-/** The project of a page: its host name (no port), lowercased, without a leading "www.". */
-export function projectOf(url: URL): string {
-  return url.hostname.toLowerCase().replace(/^www\./, '');
 }
 
 function looksLikeHtml(text: string): boolean {

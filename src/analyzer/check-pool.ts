@@ -24,15 +24,19 @@ export interface CheckPoolOptions {
 }
 
 /**
- * The worker module: the compiled `check-worker.js` beside this file when it exists (the
- * build), else `check-worker.ts` loaded through tsx's loader (tsx, vitest).
+ * The worker module, chosen by this module's own extension (as widget/build.ts and
+ * pow/compile.ts choose): compiled, the `check-worker.js` beside this file, run by plain Node
+ * (tsx need not be installed); from the sources (tsx, vitest), `check-worker.ts` through tsx's
+ * loader. A missing worker module fails here, at the pool's construction.
  */
 function workerEntry(): { filename: string; execArgv: string[] } {
-  const compiled = new URL('./check-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href, execArgv: [] };
+  const compiled = import.meta.url.endsWith('.js');
   const source = new URL('./check-worker.ts', import.meta.url);
+  const worker = compiled ? new URL('./check-worker.js', import.meta.url) : source;
+  if (!existsSync(fileURLToPath(worker))) throw new Error(`${fileURLToPath(worker)} is missing: run npm run build`);
+  if (compiled) return { filename: worker.href, execArgv: [] };
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return { filename: source.href, execArgv: ['--import', tsx] };
+  return { filename: worker.href, execArgv: ['--import', tsx] };
 }
 
 /** Runs page checks in worker threads, each run under a time budget. */

@@ -3,7 +3,7 @@
  * their input here and the rows to their public shapes.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { projectOf } from '../analyzer/analyze.ts';
+import { projectOf } from '../analyzer/project.ts';
 import type { Config } from '../config.ts';
 import { AuditPageSchema, AuditRunSchema, AuditSchema, type Audit, type AuditRun } from '../entities/audit.entity.ts';
 import { AppError, notFound, validationError } from '../errors.ts';

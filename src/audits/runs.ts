@@ -31,7 +31,7 @@ import { analyzerOptionsFrom, type ReportAnalyzer } from '../reports/analysis.ts
 import { createReport } from '../reports/reports.ts';
 import { emitEvent } from '../webhooks/events.ts';
 import { diffRuns, summarize, type RunPage } from './changes.ts';
-import { Crawler, type CrawlScope } from './crawl.ts';
+import type { CrawlScope } from './crawl.ts';
 import { pagesLeftToday, spendPages } from './page-budget.ts';
 
 export const RUN_QUEUE = 'audit-start';
@@ -86,11 +86,18 @@ export async function startRun(
   return run.id;
 }
 
+/**
+ * The crawler's module, loaded by the first job that crawls: it brings the analyzer's fetcher,
+ * which an instance that never runs an audit need not hold (test/build.test.ts, "lean" start).
+ */
+const crawling = () => import('./crawl.ts');
+
 function scopeOf(audit: { url: string; include: string[]; exclude: string[] }, robots: string, ua: string): CrawlScope {
   return { origin: new URL(audit.url).origin, include: audit.include, exclude: audit.exclude, robots, userAgent: ua };
 }
 
-function crawlerOf(deps: AuditDeps, options: ReturnType<typeof analyzerOptionsFrom>, signal?: AbortSignal) {
+async function crawlerOf(deps: AuditDeps, options: ReturnType<typeof analyzerOptionsFrom>, signal?: AbortSignal) {
+  const { Crawler } = await crawling();
   return new Crawler(options, deps.analyzer, { maxLinks: deps.config.AUDIT_MAX_LINKS }, signal);
 }
 
@@ -104,7 +111,7 @@ export async function runStartJob(deps: AuditDeps, runId: number): Promise<void>
   if (!run || run.status !== 'queued') return;
   const audit = run.audit;
   const options = analyzerOptionsFrom(deps.config);
-  const crawler = crawlerOf(deps, options, AbortSignal.timeout(deps.config.AUDIT_DISCOVERY_TIMEOUT_MS));
+  const crawler = await crawlerOf(deps, options, AbortSignal.timeout(deps.config.AUDIT_DISCOVERY_TIMEOUT_MS));
   let seeds: string[];
   try {
     const robots = await crawler.robots(new URL(audit.url).origin);
@@ -308,7 +315,7 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   const audit = page.run.audit;
   const userId = audit.user.id;
   const options = analyzerOptionsFrom(deps.config);
-  const crawler = crawlerOf(deps, options);
+  const crawler = await crawlerOf(deps, options);
   let links: string[] = [];
   let outcome: PageOutcome;
   await em.nativeUpdate(AuditPageSchema, { id: page.id }, { attempts: page.attempts + 1 });

@@ -17,6 +17,7 @@ import { deadlineSignal } from './abortable.ts';
 import { BrowserCrashedError, BrowserPool, BrowserUnavailableError, RenderBusyError } from './browser.ts';
 import { labChecks, labSummary, type LabSummary, type RenderedCheckResult } from './lab.ts';
 import { renderPage, type RenderedPage } from './render.ts';
+import { renderSettingsFrom } from './settings.ts';
 
 /** When pages are rendered. */
 export type RenderMode = 'never' | 'auto' | 'always';
@@ -315,4 +316,16 @@ export class RenderingAnalyzer {
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+/** The configuration fields {@link renderingAnalyzerFrom} reads. */
+type RenderConfig = Parameters<typeof renderSettingsFrom>[0];
+
+/** A rendering analyzer for `config`, or undefined when rendering is off (`never`). */
+export function renderingAnalyzerFrom(
+  config: RenderConfig,
+  warn?: (message: string) => void,
+): RenderingAnalyzer | undefined {
+  const settings = { ...renderSettingsFrom(config), warn };
+  return settings.mode === 'never' ? undefined : new RenderingAnalyzer(settings);
 }

@@ -2,5 +2,4 @@
 export { chromiumFlags, desktopUserAgent } from './browser.ts';
 export { labChecks, labCurves, logNormalScore } from './lab.ts';
 export { renderPage } from './render.ts';
-export { RenderingAnalyzer, type RenderedAnalysis } from './analyzer.ts';
-export { renderingAnalyzerFrom } from './settings.ts';
+export { RenderingAnalyzer, renderingAnalyzerFrom, type RenderedAnalysis } from './analyzer.ts';

@@ -1,9 +1,12 @@
 /**
- * Rendering settings from the service configuration, and the analyzer built from them.
+ * Rendering settings from the service configuration. Types only from the analyzer: the
+ * challenges' engine reference reads these settings at start, and a value import here would load
+ * the analysis engine and playwright-core into every process before its first report
+ * (renderingAnalyzerFrom, in analyzer.ts, builds the analyzer when a report needs it).
  */
 import { existsSync } from 'node:fs';
 import type { Config } from '../../config.ts';
-import { RenderingAnalyzer, type RenderMode, type RenderSettings } from './analyzer.ts';
+import type { RenderMode, RenderSettings } from './analyzer.ts';
 
 /** The longest wait for Chromium's start, whatever ANALYZER_TIMEOUT_MS says, ms. */
 const browserStartLimitMs = 10_000;
@@ -46,13 +49,4 @@ export function renderSettingsFrom(
     // rendering goes off for the process rather than hold every analysis that asks for it.
     startTimeoutMs: Math.min(config.ANALYZER_TIMEOUT_MS, browserStartLimitMs),
   };
-}
-
-/** A rendering analyzer for `config`, or undefined when rendering is off (`never`). */
-export function renderingAnalyzerFrom(
-  config: Parameters<typeof renderSettingsFrom>[0],
-  warn?: (message: string) => void,
-): RenderingAnalyzer | undefined {
-  const settings = { ...renderSettingsFrom(config), warn };
-  return settings.mode === 'never' ? undefined : new RenderingAnalyzer(settings);
 }
