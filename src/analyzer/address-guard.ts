@@ -8,6 +8,7 @@
  */
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { abortable } from './abortable.ts';
 import { AnalyzeError } from './errors.ts';
 import type { LookupFunction, ResolvedAddress } from './options.ts';
 import { AnalysisResolver, defaultResolverSettings, type ResolverSettings } from './resolver.ts';
@@ -195,7 +196,7 @@ export class AddressGuard {
       pending.catch(() => undefined); // observed by every caller
       this.#pending.set(key, pending);
     }
-    return signal ? raceAbort(pending, signal) : pending;
+    return abortable(pending, signal);
   }
 
   /** The address pinned for `hostname`, if {@link pin} succeeded for it. */
@@ -231,23 +232,4 @@ export class AddressGuard {
     this.#pinned.set(key, address);
     return address;
   }
-}
-
-/** `promise`, or the signal's reason as soon as `signal` aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: Error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
 }

@@ -13,7 +13,7 @@ import type { AnalyzerOptions } from '../options.ts';
 import { runPageChecks, type CheckInput } from '../check-worker.ts';
 import { scoreResults } from '../scoring.ts';
 import { FairPool, SaturatedError } from '../pool.ts';
-import { deadlineSignal } from './abortable.ts';
+import { deadlineSignal } from '../abortable.ts';
 import { BrowserCrashedError, BrowserPool, BrowserUnavailableError, RenderBusyError } from './browser.ts';
 import { labChecks, labSummary, type LabSummary, type RenderedCheckResult } from './lab.ts';
 import { renderPage, type RenderedPage } from './render.ts';

@@ -18,7 +18,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { chromium, type Browser, type BrowserContextOptions } from 'playwright-core';
 import { AddressGuard } from '../address-guard.ts';
-import { abortable } from './abortable.ts';
+import { abortable } from '../abortable.ts';
 import { startGuardedProxy, type GuardedProxy, type GuardedProxySettings } from './proxy.ts';
 import { disposeContext, SpareContexts, type PreparedContext } from './spare-contexts.ts';
 import { createBrowserCgroup, writeLauncher, type BrowserCgroup, type Launcher } from './sandbox.ts';

@@ -7,7 +7,7 @@ import type { Request, Response } from 'playwright-core';
 import { AddressGuard } from '../address-guard.ts';
 import { AnalyzeError } from '../errors.ts';
 import type { AnalyzerOptions } from '../options.ts';
-import { deadlineSignal } from './abortable.ts';
+import { deadlineSignal } from '../abortable.ts';
 import { RenderBusyError, type BrowserPool } from './browser.ts';
 import { collectInPage, documentInPage, observerScript, type InPageFacts } from './collect.ts';
 import { refusedHeader, type BlockedRequest } from './proxy.ts';

@@ -11,7 +11,7 @@
  * hands it the analysis' guard (GuardedProxy.assign).
  */
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { abortable } from './abortable.ts';
+import { abortable } from '../abortable.ts';
 import { startGuardedProxy, type GuardedProxy, type GuardedProxySettings } from './proxy.ts';
 
 /** How long a new tab's renderer is given to start before a render navigates in it, ms. */

@@ -1,5 +1,6 @@
 /**
- * Waiting under an abort signal: the wait ends when the signal aborts, whatever it waited for.
+ * Waiting under an abort signal: the wait ends when the signal aborts, whatever it waited for
+ * (a render's browser and contexts, a name lookup).
  */
 
 /**
