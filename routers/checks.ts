@@ -23,7 +23,7 @@ const valueFormat = z.union([
 
 const checkDescription = z.object({
   id: z.string(),
-  category: z.enum(['seo', 'performance', 'security', 'miscellaneous']),
+  category: z.enum(['seo', 'performance', 'security', 'miscellaneous', 'accessibility']),
   importance: z.enum(['high', 'medium', 'low']),
   weight: z
     .number()
