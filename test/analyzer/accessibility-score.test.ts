@@ -50,12 +50,12 @@ describe('the accessibility score', () => {
       passed: false,
       category: 'accessibility',
       importance: 'medium',
-      value: { outcome: 'failed', impact: 'serious', nodes: 3 },
+      value: { outcome: 'failed', impact: 'serious', nodes: 3, weight: 7 },
       details: [node],
     });
     expect(checks.find((c) => c.id === 'a11y_duplicate_id_aria')).toMatchObject({
       passed: true,
-      value: { outcome: 'needs_review', impact: 'moderate', nodes: 1 },
+      value: { outcome: 'needs_review', impact: 'moderate', nodes: 1, weight: 10 },
     });
   });
 

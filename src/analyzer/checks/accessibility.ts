@@ -27,6 +27,8 @@ export interface AccessibilityValue {
   impact: AxeImpact | null;
   /** Nodes failing (or needing review); the details list at most {@link maxAccessibilityNodes}. */
   nodes: number;
+  /** The rule's weight in the category score (Lighthouse's), so a report's entries score alone. */
+  weight: number;
 }
 
 /** One failing (or unclear) element as a detail: where it is, what it looks like, why. */

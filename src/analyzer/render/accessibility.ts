@@ -65,7 +65,12 @@ export function accessibilityChecks(run: AxeRun): RenderedCheckResult[] {
     } else {
       outcome = 'passed';
     }
-    const value: AccessibilityValue = { outcome, impact: finding?.impact ?? null, nodes: finding?.count ?? 0 };
+    const value: AccessibilityValue = {
+      outcome,
+      impact: finding?.impact ?? null,
+      nodes: finding?.count ?? 0,
+      weight: rule.weight,
+    };
     return {
       id: rule.id,
       category: rule.category,

@@ -6,7 +6,7 @@ import type { AccessibilityRule } from '../accessibility.ts';
 import type { SectionTexts } from './texts.ts';
 
 /** Labels of an accessibility value's fields. */
-const fields = { outcome: 'Outcome', impact: 'Impact', nodes: 'Elements' };
+const fields = { outcome: 'Outcome', impact: 'Impact', nodes: 'Elements', weight: 'Weight' };
 
 /** The accessibility checks in English. */
 export const enAccessibility: SectionTexts<AccessibilityRule['id']> = {

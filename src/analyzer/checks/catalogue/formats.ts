@@ -57,7 +57,12 @@ const table = (fields: Record<string, FieldFormat>): ValueSpec => ({
 const n = (unit: NumberUnit): FieldFormat => ({ type: 'number', unit });
 const metric: ValueSpec = { unit: 'milliseconds', format: { type: 'metric', unit: 'milliseconds' } };
 
-const accessibilityValue = table({ outcome: { type: 'text' }, impact: { type: 'text' }, nodes: n('count') });
+const accessibilityValue = table({
+  outcome: { type: 'text' },
+  impact: { type: 'text' },
+  nodes: n('count'),
+  weight: n('unitless'),
+});
 
 /** Unit and format of every check's value. */
 export const valueSpecs: Readonly<Record<CheckId, ValueSpec>> = {
