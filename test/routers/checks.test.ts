@@ -86,7 +86,7 @@ describe('GET /api/v1/checks', () => {
     for (const c of a11y) {
       expect(c.id).toMatch(/^a11y_[a-z_]+$/);
       expect(c.scored_in).toBe('accessibility');
-      expect([1, 3, 7, 10]).toContain(c.weight);
+      expect([0, 1, 3, 7, 10]).toContain(c.weight);
       expect(c.format).toMatchObject({ type: 'fields' });
     }
     expect(byId.get('a11y_image_alt')).toMatchObject({ weight: 10, importance: 'high', source: 'rendered' });

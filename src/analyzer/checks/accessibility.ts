@@ -5,7 +5,10 @@
  * Rules and weights are those of Lighthouse 12.8's `core/config/default-config.js`
  * (accessibility category, every audit with a weight above 0); each Lighthouse audit there is
  * named after the axe rule it reads. Our check id is the rule's with an `a11y_` prefix and
- * underscores. Importance follows the weight: 10 high, 7 medium, 3 and 1 low.
+ * underscores. Importance follows the weight: 10 high, 7 medium, 3 and 1 low. Five of those
+ * audits are "informative" in Lighthouse (bypass, duplicate-id-aria, form-field-multiple-labels,
+ * th-has-data-cells, video-caption): shown, never scored whatever their configured weight, so
+ * their weight here is 0 (reported, not scored).
  *
  * The category score is Lighthouse's: the weighted mean of the rules that apply to the page
  * (a rule axe found nothing to test on is left out), 0-100. A rule whose only findings are
@@ -46,6 +49,9 @@ const importanceOf = (weight: number): Importance => (weight >= 10 ? 'high' : we
 const rule = <Id extends string>(id: Id, axe: string, weight: number) =>
   ({ id, category: 'accessibility', importance: importanceOf(weight), source: 'rendered', axe, weight }) as const;
 
+/** An audit Lighthouse shows as informative: its configured weight never counts (ReportScoring). */
+const informative = <Id extends string>(id: Id, axe: string) => rule(id, axe, 0);
+
 /** Lighthouse 12's scored accessibility audits, in its order: our id, the axe rule, its weight. */
 export const accessibilityRules = [
   rule('a11y_accesskeys', 'accesskeys', 7),
@@ -72,13 +78,13 @@ export const accessibilityRules = [
   rule('a11y_aria_valid_attr_value', 'aria-valid-attr-value', 10),
   rule('a11y_aria_valid_attr', 'aria-valid-attr', 10),
   rule('a11y_button_name', 'button-name', 10),
-  rule('a11y_bypass', 'bypass', 7),
+  informative('a11y_bypass', 'bypass'), // configured weight 7
   rule('a11y_color_contrast', 'color-contrast', 7),
   rule('a11y_definition_list', 'definition-list', 7),
   rule('a11y_dlitem', 'dlitem', 7),
   rule('a11y_document_title', 'document-title', 7),
-  rule('a11y_duplicate_id_aria', 'duplicate-id-aria', 10),
-  rule('a11y_form_field_multiple_labels', 'form-field-multiple-labels', 3),
+  informative('a11y_duplicate_id_aria', 'duplicate-id-aria'), // configured weight 10
+  informative('a11y_form_field_multiple_labels', 'form-field-multiple-labels'), // configured weight 3
   rule('a11y_frame_title', 'frame-title', 7),
   rule('a11y_heading_order', 'heading-order', 3),
   rule('a11y_html_has_lang', 'html-has-lang', 7),
@@ -102,9 +108,9 @@ export const accessibilityRules = [
   rule('a11y_table_duplicate_name', 'table-duplicate-name', 1),
   rule('a11y_target_size', 'target-size', 7),
   rule('a11y_td_headers_attr', 'td-headers-attr', 7),
-  rule('a11y_th_has_data_cells', 'th-has-data-cells', 7),
+  informative('a11y_th_has_data_cells', 'th-has-data-cells'), // configured weight 7
   rule('a11y_valid_lang', 'valid-lang', 7),
-  rule('a11y_video_caption', 'video-caption', 10),
+  informative('a11y_video_caption', 'video-caption'), // configured weight 10
 ] as const;
 
 /** An accessibility rule as the table gives it. */

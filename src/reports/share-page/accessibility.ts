@@ -33,7 +33,12 @@ function nodesHtml(entry: Entry): string {
 function ruleHtml(entry: Entry, points: number | null): string {
   const about = accessibilityRule(entry.id) ? catalogueEntry(accessibilityRule(entry.id)!.id) : undefined;
   const impact = (entry.value as { impact?: unknown } | null)?.impact;
-  const cost = points === null ? '' : `<span class="cost">−${Math.round(points * 10) / 10} points</span>`;
+  const cost =
+    points === null
+      ? ''
+      : points > 0
+        ? `<span class="cost">−${Math.round(points * 10) / 10} points</span>`
+        : '<span class="cost unscored">not scored</span>';
   return `<li id="a11y-${escapeHtml(entry.id)}">
 <div class="row"><h3>${escapeHtml(about?.title ?? entry.id)}</h3><span>${typeof impact === 'string' ? `<span class="muted">${escapeHtml(impact)}</span> ` : ''}${cost}</span></div>
 ${about && points !== null ? `<p class="fix"><strong>How to fix:</strong> ${escapeHtml(about.fix)}</p>` : ''}
