@@ -50,7 +50,7 @@ interface LighthouseKit {
   desktopConfig: { settings: Record<string, unknown> };
 }
 
-async function loadLighthouse(): Promise<LighthouseKit> {
+export async function loadLighthouse(): Promise<LighthouseKit> {
   // Module names through a variable, so the type-check does not need the packages installed.
   const names = ['chrome-launcher', 'lighthouse', 'lighthouse/core/config/desktop-config.js'];
   try {

@@ -9,6 +9,7 @@ const all = [
   'reports-list-results',
   'ocr',
   'lighthouse',
+  'lighthouse-a11y',
   'adversary',
   'site-audit',
   'report-latency',

@@ -735,6 +735,17 @@ export interface operations {
                             /** @enum {string} */
                             status: "queued" | "running" | "completed" | "failed" | "cancelled";
                             summary: {
+                                /** @description The accessibility category over the run’s rendered pages (audit `render`): mean score, rules failing on the most pages; `needs_rendering` when no page was rendered. */
+                                accessibility?: {
+                                    pages: number;
+                                    score: number | null;
+                                    /** @enum {string} */
+                                    status: "measured" | "needs_rendering";
+                                    top_failing_rules: {
+                                        pages: number;
+                                        rule: string;
+                                    }[];
+                                };
                                 failed_pages: number;
                                 grades: {
                                     bad: number;
@@ -972,6 +983,17 @@ export interface operations {
                             /** @enum {string} */
                             status: "queued" | "running" | "completed" | "failed" | "cancelled";
                             summary: {
+                                /** @description The accessibility category over the run’s rendered pages (audit `render`): mean score, rules failing on the most pages; `needs_rendering` when no page was rendered. */
+                                accessibility?: {
+                                    pages: number;
+                                    score: number | null;
+                                    /** @enum {string} */
+                                    status: "measured" | "needs_rendering";
+                                    top_failing_rules: {
+                                        pages: number;
+                                        rule: string;
+                                    }[];
+                                };
                                 failed_pages: number;
                                 grades: {
                                     bad: number;
@@ -1259,6 +1281,17 @@ export interface operations {
                             /** @enum {string} */
                             status: "queued" | "running" | "completed" | "failed" | "cancelled";
                             summary: {
+                                /** @description The accessibility category over the run’s rendered pages (audit `render`): mean score, rules failing on the most pages; `needs_rendering` when no page was rendered. */
+                                accessibility?: {
+                                    pages: number;
+                                    score: number | null;
+                                    /** @enum {string} */
+                                    status: "measured" | "needs_rendering";
+                                    top_failing_rules: {
+                                        pages: number;
+                                        rule: string;
+                                    }[];
+                                };
                                 failed_pages: number;
                                 grades: {
                                     bad: number;
@@ -1658,6 +1691,17 @@ export interface operations {
                     "application/json": {
                         data: {
                             changes: {
+                                /** @description Accessibility rules newly failing or fixed, per page (rendered pages only). */
+                                accessibility?: {
+                                    fixed: {
+                                        rules: string[];
+                                        url: string;
+                                    }[];
+                                    newly_failing: {
+                                        rules: string[];
+                                        url: string;
+                                    }[];
+                                };
                                 fixed: {
                                     checks: string[];
                                     url: string;
@@ -1688,6 +1732,17 @@ export interface operations {
                             /** @enum {string} */
                             status: "queued" | "running" | "completed" | "failed" | "cancelled";
                             summary: {
+                                /** @description The accessibility category over the run’s rendered pages (audit `render`): mean score, rules failing on the most pages; `needs_rendering` when no page was rendered. */
+                                accessibility?: {
+                                    pages: number;
+                                    score: number | null;
+                                    /** @enum {string} */
+                                    status: "measured" | "needs_rendering";
+                                    top_failing_rules: {
+                                        pages: number;
+                                        rule: string;
+                                    }[];
+                                };
                                 failed_pages: number;
                                 grades: {
                                     bad: number;
@@ -2920,7 +2975,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            category: "seo" | "performance" | "security" | "miscellaneous";
+                            category: "seo" | "performance" | "security" | "miscellaneous" | "accessibility";
                             /** @description For a count: the noun counted by plural category (Intl.PluralRules; `other` is always there), e.g. {"one": "link", "other": "links"}. */
                             counted?: {
                                 few?: string;
@@ -3002,6 +3057,11 @@ export interface operations {
                             importance: "high" | "medium" | "low";
                             learn_more?: string;
                             /**
+                             * @description report: the report’s `score` and grade; accessibility: the accessibility category’s own score, not part of the report’s.
+                             * @enum {string}
+                             */
+                            scored_in: "report" | "accessibility";
+                            /**
                              * @description page: every report; rendered: reports rendered in Chromium (render=1); safe-browsing: when the operator set a Google Safe Browsing key.
                              * @enum {string}
                              */
@@ -3009,7 +3069,7 @@ export interface operations {
                             title: string;
                             /** @enum {string} */
                             unit: "milliseconds" | "bytes" | "count" | "percent" | "score" | "unitless" | "http_status" | "text" | "url" | "boolean" | "list" | "table";
-                            /** @description Weight in the score with this service’s settings; 0: reported, not scored. */
+                            /** @description Weight in the score named by `scored_in`: the report’s with this service’s settings (0: reported, not scored), or the accessibility score’s (Lighthouse’s weight). */
                             weight: number;
                         }[];
                         meta: {
@@ -3582,8 +3642,11 @@ export interface operations {
                             result: "good" | "decent" | "bad";
                             results: {
                                 [key: string]: {
-                                    /** @enum {string} */
-                                    category: "seo" | "performance" | "security" | "miscellaneous";
+                                    /**
+                                     * @description phpRank’s four sections; `accessibility` (our extension) only on rendered reports, not part of `score` (docs/reports.md).
+                                     * @enum {string}
+                                     */
+                                    category: "seo" | "performance" | "security" | "miscellaneous" | "accessibility";
                                     details: unknown[];
                                     errors?: {
                                         [key: string]: unknown;
@@ -3810,8 +3873,11 @@ export interface operations {
                             result: "good" | "decent" | "bad";
                             results: {
                                 [key: string]: {
-                                    /** @enum {string} */
-                                    category: "seo" | "performance" | "security" | "miscellaneous";
+                                    /**
+                                     * @description phpRank’s four sections; `accessibility` (our extension) only on rendered reports, not part of `score` (docs/reports.md).
+                                     * @enum {string}
+                                     */
+                                    category: "seo" | "performance" | "security" | "miscellaneous" | "accessibility";
                                     details: unknown[];
                                     errors?: {
                                         [key: string]: unknown;
@@ -4083,8 +4149,11 @@ export interface operations {
                             result: "good" | "decent" | "bad";
                             results: {
                                 [key: string]: {
-                                    /** @enum {string} */
-                                    category: "seo" | "performance" | "security" | "miscellaneous";
+                                    /**
+                                     * @description phpRank’s four sections; `accessibility` (our extension) only on rendered reports, not part of `score` (docs/reports.md).
+                                     * @enum {string}
+                                     */
+                                    category: "seo" | "performance" | "security" | "miscellaneous" | "accessibility";
                                     details: unknown[];
                                     errors?: {
                                         [key: string]: unknown;
@@ -4320,8 +4389,11 @@ export interface operations {
                             result: "good" | "decent" | "bad";
                             results: {
                                 [key: string]: {
-                                    /** @enum {string} */
-                                    category: "seo" | "performance" | "security" | "miscellaneous";
+                                    /**
+                                     * @description phpRank’s four sections; `accessibility` (our extension) only on rendered reports, not part of `score` (docs/reports.md).
+                                     * @enum {string}
+                                     */
+                                    category: "seo" | "performance" | "security" | "miscellaneous" | "accessibility";
                                     details: unknown[];
                                     errors?: {
                                         [key: string]: unknown;
@@ -4830,8 +4902,11 @@ export interface operations {
                             result: "good" | "decent" | "bad";
                             results: {
                                 [key: string]: {
-                                    /** @enum {string} */
-                                    category: "seo" | "performance" | "security" | "miscellaneous";
+                                    /**
+                                     * @description phpRank’s four sections; `accessibility` (our extension) only on rendered reports, not part of `score` (docs/reports.md).
+                                     * @enum {string}
+                                     */
+                                    category: "seo" | "performance" | "security" | "miscellaneous" | "accessibility";
                                     details: unknown[];
                                     errors?: {
                                         [key: string]: unknown;

@@ -134,7 +134,7 @@ export function ReportsPage({ place }: { place: Place }) {
         <PrivacyFields privacy={privacy} password={password} onPrivacy={setPrivacy} onPassword={setPassword} />
         <label class="inline">
           <input type="checkbox" checked={render} onChange={(e) => setRender(e.currentTarget.checked)} /> Render in
-          Chromium (lab measurements; takes seconds)
+          Chromium (lab measurements and accessibility; takes seconds)
         </label>
         <button type="submit" disabled={create.pending}>
           Create report
@@ -274,7 +274,7 @@ function ReportView({ report, onChange }: { report: Report; onChange: () => void
     navigate('#/reports');
   });
   const checks = Object.entries(report.results);
-  const lab = checks.filter(([, c]) => c.rendered);
+  const lab = checks.filter(([, c]) => c.rendered && c.category !== 'accessibility');
   return (
     <>
       <PageTitle>{report.url}</PageTitle>
@@ -312,6 +312,7 @@ function ReportView({ report, onChange }: { report: Report; onChange: () => void
           <CheckTable caption="Measured in Chromium" checks={lab} />
         </>
       )}
+      <Accessibility checks={checks} />
       {CATEGORIES.map((cat) => {
         const inCat = checks.filter(([, c]) => c.category === cat && !c.rendered);
         return inCat.length ? (
@@ -332,6 +333,95 @@ function ReportView({ report, onChange }: { report: Report; onChange: () => void
       />
       <ErrorNotice error={remove.error} />
     </>
+  );
+}
+
+type Entry = [string, Report['results'][string]];
+interface A11yValue {
+  outcome: 'passed' | 'failed' | 'needs_review' | 'not_applicable';
+  impact: string | null;
+  nodes: number;
+  weight: number;
+}
+interface A11yNode {
+  selector: string;
+  snippet: string;
+  why: string;
+}
+const a11yValue = (c: Report['results'][string]): A11yValue => c.value as A11yValue;
+
+/**
+ * The accessibility category (docs/reports.md): its own score (Lighthouse's weighted mean of
+ * the rules that apply, needs review counting as passing), failures heaviest first with their
+ * elements, then what axe could not decide; or why there is none.
+ */
+function Accessibility({ checks }: { checks: Entry[] }) {
+  const rules = checks.filter(([, c]) => c.category === 'accessibility');
+  if (rules.length === 0) {
+    const rendered = checks.some(([, c]) => c.rendered);
+    return (
+      <section>
+        <h2>Accessibility</h2>
+        <p data-testid="a11y-status">
+          {rendered
+            ? 'Not measured: the page was rendered, but the accessibility checks could not run in the time it had.'
+            : 'Needs rendering: accessibility is checked in a browser. Re-analyse with rendering (render=1) to see it.'}
+        </p>
+      </section>
+    );
+  }
+  const applicable = rules.filter(([, c]) => a11yValue(c).outcome !== 'not_applicable');
+  const total = applicable.reduce((n, [, c]) => n + a11yValue(c).weight, 0);
+  const earned = applicable.reduce((n, [, c]) => n + (c.passed ? a11yValue(c).weight : 0), 0);
+  const failed = rules.filter(([, c]) => !c.passed).sort(([, a], [, b]) => a11yValue(b).weight - a11yValue(a).weight);
+  const review = rules.filter(([, c]) => a11yValue(c).outcome === 'needs_review');
+  return (
+    <section>
+      <h2>Accessibility</h2>
+      <p class="score" data-testid="a11y-status">
+        Accessibility score <strong>{total > 0 ? Math.round((100 * earned) / total) : 'n/a'}</strong> (its own score,
+        not part of the report's) · {failed.length} failed · {review.length} to review
+      </p>
+      {failed.length > 0 && <A11yTable caption="Failed, heaviest first" rules={failed} />}
+      {review.length > 0 && <A11yTable caption="Needs review (not counted as failures)" rules={review} />}
+    </section>
+  );
+}
+
+function A11yTable(props: { caption: string; rules: Entry[] }) {
+  return (
+    <div class="scroll" tabIndex={0} role="region" aria-label={`${props.caption}, scrollable`}>
+      <table class="checks">
+        <caption>{props.caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Rule</th>
+            <th scope="col">Impact</th>
+            <th scope="col">Weight</th>
+            <th scope="col">Elements</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rules.map(([id, c]) => (
+            <tr key={id}>
+              <th scope="row">{id.replace(/^a11y_/, '').replace(/_/g, ' ')}</th>
+              <td>{a11yValue(c).impact ?? ''}</td>
+              <td>{a11yValue(c).weight}</td>
+              <td class="details">
+                <ul>
+                  {(c.details as A11yNode[]).slice(0, 5).map((n, i) => (
+                    <li key={i}>
+                      <code>{String(n.selector).slice(0, 300)}</code> {String(n.why).slice(0, 300)}
+                    </li>
+                  ))}
+                </ul>
+                {a11yValue(c).nodes > c.details.length && <span>and {a11yValue(c).nodes - c.details.length} more</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

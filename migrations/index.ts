@@ -16,6 +16,7 @@ import { Migration20261126050000 } from './Migration20261126050000.ts';
 import { Migration20261126120000 } from './Migration20261126120000.ts';
 import { Migration20261126130000 } from './Migration20261126130000.ts';
 import { Migration20261127010000 } from './Migration20261127010000.ts';
+import { Migration20261128010000 } from './Migration20261128010000.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121101430', class: Migration20261121101430 },
@@ -35,4 +36,5 @@ export const migrationsList = [
   { name: 'Migration20261126120000', class: Migration20261126120000 },
   { name: 'Migration20261126130000', class: Migration20261126130000 },
   { name: 'Migration20261127010000', class: Migration20261127010000 },
+  { name: 'Migration20261128010000', class: Migration20261128010000 },
 ];

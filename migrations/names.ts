@@ -17,4 +17,5 @@ export const migrationNames = [
   'Migration20261126120000',
   'Migration20261126130000',
   'Migration20261127010000',
+  'Migration20261128010000',
 ];

@@ -26,6 +26,19 @@ const summary = z
     score: z.number().int().nullable(),
     grades: z.object({ good: z.number().int(), decent: z.number().int(), bad: z.number().int() }),
     top_failing_checks: z.array(z.object({ check: z.string(), pages: z.number().int() })),
+    /** Absent on runs finished before the accessibility category existed. */
+    accessibility: z
+      .object({
+        status: z.enum(['measured', 'needs_rendering']),
+        pages: z.number().int(),
+        score: z.number().int().nullable(),
+        top_failing_rules: z.array(z.object({ rule: z.string(), pages: z.number().int() })),
+      })
+      .optional()
+      .meta({
+        description:
+          'The accessibility category over the run’s rendered pages (audit `render`): mean score, rules failing on the most pages; `needs_rendering` when no page was rendered.',
+      }),
   })
   .nullable();
 const audit = z.object({
@@ -67,6 +80,14 @@ const run = z.object({
       grades_moved: z.array(z.object({ url: z.string(), from: z.string(), to: z.string() })),
       newly_failing: z.array(z.object({ url: z.string(), checks: z.array(z.string()) })),
       fixed: z.array(z.object({ url: z.string(), checks: z.array(z.string()) })),
+      /** Absent on runs finished before the accessibility category existed. */
+      accessibility: z
+        .object({
+          newly_failing: z.array(z.object({ url: z.string(), rules: z.array(z.string()) })),
+          fixed: z.array(z.object({ url: z.string(), rules: z.array(z.string()) })),
+        })
+        .optional()
+        .meta({ description: 'Accessibility rules newly failing or fixed, per page (rendered pages only).' }),
     })
     .nullable(),
   error: z.string().nullable(),

@@ -23,11 +23,16 @@ const valueFormat = z.union([
 
 const checkDescription = z.object({
   id: z.string(),
-  category: z.enum(['seo', 'performance', 'security', 'miscellaneous']),
+  category: z.enum(['seo', 'performance', 'security', 'miscellaneous', 'accessibility']),
   importance: z.enum(['high', 'medium', 'low']),
-  weight: z
-    .number()
-    .meta({ description: 'Weight in the score with this service’s settings; 0: reported, not scored.' }),
+  weight: z.number().meta({
+    description:
+      'Weight in the score named by `scored_in`: the report’s with this service’s settings (0: reported, not scored), or the accessibility score’s (Lighthouse’s weight).',
+  }),
+  scored_in: z.enum(['report', 'accessibility']).meta({
+    description:
+      'report: the report’s `score` and grade; accessibility: the accessibility category’s own score, not part of the report’s.',
+  }),
   source: z.enum(['page', 'rendered', 'safe-browsing']).meta({
     description:
       'page: every report; rendered: reports rendered in Chromium (render=1); safe-browsing: when the operator set a Google Safe Browsing key.',

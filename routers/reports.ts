@@ -25,7 +25,10 @@ const resultEntry = z.object({
   importance: z.enum(['high', 'medium', 'low']),
   value: z.unknown(),
   errors: z.record(z.string(), z.unknown()).optional(),
-  category: z.enum(['seo', 'performance', 'security', 'miscellaneous']),
+  category: z.enum(['seo', 'performance', 'security', 'miscellaneous', 'accessibility']).meta({
+    description:
+      'phpRank’s four sections; `accessibility` (our extension) only on rendered reports, not part of `score` (docs/reports.md).',
+  }),
   details: z.array(z.unknown()),
   /** Our extension: true when the check ran on the page as Chromium rendered it. */
   rendered: z.literal(true).optional(),

@@ -6,7 +6,7 @@ import { parseTargetUrl } from './address-guard.ts';
 import { fetchAuxiliary } from './auxiliary.ts';
 import { decodeHtml } from './body.ts';
 import { runPageChecks, type CheckInput } from './check-worker.ts';
-import type { CheckCategory, CheckResult } from './checks/types.ts';
+import type { ResultsByCategory } from './checks/types.ts';
 import { AnalyzeError, deadlineError } from './errors.ts';
 import { Fetcher } from './fetcher.ts';
 import { projectOf } from './project.ts';
@@ -23,7 +23,7 @@ export interface AnalysisResult {
   score: number;
   /** good >= 80, decent >= 50, bad below. */
   result: Grade;
-  results: Record<CheckCategory, CheckResult[]>;
+  results: ResultsByCategory;
   /** "2.0" when the page came over HTTP/2, else "1.1". */
   httpVersion: string;
   status: number;

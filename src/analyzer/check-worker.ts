@@ -5,7 +5,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { AuxiliaryResults } from './auxiliary.ts';
-import type { CheckCategory, CheckResult } from './checks/types.ts';
+import type { ResultsByCategory } from './checks/types.ts';
 import type { Thresholds } from './options.ts';
 import { readLinks, type LinkResult, type LinkTask } from './links.ts';
 import { PageContext } from './page.ts';
@@ -34,7 +34,7 @@ export interface CheckTask {
 }
 
 /** The checks' results by category. */
-export type CheckResults = Record<CheckCategory, CheckResult[]>;
+export type CheckResults = ResultsByCategory;
 
 /** Parse the page and run every check; the same function runs in-thread when no pool is given. */
 export function runPageChecks(input: CheckInput): CheckResults {

@@ -10,5 +10,5 @@ export {
 } from './options.ts';
 export { FairPool, SaturatedError, TenantLimitError } from './pool.ts';
 export { CheckPool } from './check-pool.ts';
-export type { CheckCategory, CheckResult, Importance } from './checks/types.ts';
+export type { CheckCategory, CheckResult, Importance, ResultsByCategory } from './checks/types.ts';
 export { gradeOf } from './scoring.ts';

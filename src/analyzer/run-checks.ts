@@ -9,7 +9,7 @@ import { miscellaneousChecks } from './checks/miscellaneous.ts';
 import { performanceChecks } from './checks/performance.ts';
 import { securityChecks } from './checks/security.ts';
 import { seoChecks } from './checks/seo.ts';
-import { runCheck, type CheckCategory, type CheckDefinition, type CheckResult } from './checks/types.ts';
+import { runCheck, type CheckDefinition, type ResultsByCategory } from './checks/types.ts';
 import type { PageContext } from './page.ts';
 
 /** Every check, in report order. */
@@ -30,11 +30,8 @@ export function checkById(id: string): CheckDefinition {
 }
 
 /** Run `checks` (default: all) over `page`, grouped by category. */
-export function runChecks(
-  page: PageContext,
-  checks: readonly CheckDefinition[] = allChecks,
-): Record<CheckCategory, CheckResult[]> {
-  const results: Record<CheckCategory, CheckResult[]> = { seo: [], performance: [], security: [], miscellaneous: [] };
-  for (const check of checks) results[check.category].push(runCheck(check, page));
+export function runChecks(page: PageContext, checks: readonly CheckDefinition[] = allChecks): ResultsByCategory {
+  const results: ResultsByCategory = { seo: [], performance: [], security: [], miscellaneous: [] };
+  for (const check of checks) (results[check.category] ??= []).push(runCheck(check, page));
   return results;
 }

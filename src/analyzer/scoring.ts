@@ -25,6 +25,10 @@
  * Extras (checks phpRank does not have) keep their own ids and the importance we gave them.
  * A check that does not apply to the page passes (mixed_content on an http page, hreflang or
  * json_ld_valid when absent).
+ *
+ * The `accessibility` checks of a rendered page are not part of this score (phpRank has no such
+ * section, and a page's grade must not depend on whether it was rendered): the category has a
+ * score of its own (checks/accessibility.ts).
  */
 import type { CheckResult, Importance } from './checks/types.ts';
 
@@ -49,6 +53,7 @@ export function scoreResults(
   let total = 0;
   let passed = 0;
   for (const r of results) {
+    if (r.category === 'accessibility') continue;
     const weight = weights[r.importance];
     total += weight;
     if (r.passed) passed += weight;

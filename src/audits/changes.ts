@@ -1,8 +1,11 @@
 /**
- * A finished run's summary (grades, mean score, the checks failing on the most pages) and what
- * changed since the run before it (pages added or gone, grades that moved, checks newly
- * failing or fixed), computed from the runs' page rows.
+ * A finished run's summary (grades, mean score, the checks failing on the most pages, the
+ * accessibility score and rules failing on the most pages) and what changed since the run
+ * before it (pages added or gone, grades that moved, checks and accessibility rules newly
+ * failing or fixed), computed from the runs' page rows. Accessibility rules (`a11y_*`, rendered
+ * pages only) are kept apart from phpRank's checks: they are not part of the report's score.
  */
+import { accessibilityRule } from '../analyzer/checks/accessibility.ts';
 
 /** One page of a run as the summary and the diff read it. */
 export interface RunPage {
@@ -11,6 +14,20 @@ export interface RunPage {
   result: string | null;
   score: number | null;
   failing: string[] | null;
+  /** The page's accessibility score; null when it was not rendered. */
+  accessibility_score?: number | null;
+}
+
+/** A run's accessibility category over its rendered pages. */
+export interface RunAccessibility {
+  /** `needs_rendering` when no page of the run was rendered (the audit's `render`). */
+  status: 'measured' | 'needs_rendering';
+  /** Pages with an accessibility score. */
+  pages: number;
+  /** Their mean accessibility score; null when none. */
+  score: number | null;
+  /** The rules failing on the most pages, most first (at most 10). */
+  top_failing_rules: Array<{ rule: string; pages: number }>;
 }
 
 export interface RunSummary {
@@ -20,6 +37,7 @@ export interface RunSummary {
   grades: { good: number; decent: number; bad: number };
   /** The checks failing on the most pages, most first (at most 10). */
   top_failing_checks: Array<{ check: string; pages: number }>;
+  accessibility: RunAccessibility;
 }
 
 export interface RunChanges {
@@ -30,30 +48,53 @@ export interface RunChanges {
   grades_moved: Array<{ url: string; from: string; to: string }>;
   newly_failing: Array<{ url: string; checks: string[] }>;
   fixed: Array<{ url: string; checks: string[] }>;
+  /** The same for accessibility rules, per page. */
+  accessibility: {
+    newly_failing: Array<{ url: string; rules: string[] }>;
+    fixed: Array<{ url: string; rules: string[] }>;
+  };
+}
+
+const isRule = (id: string): boolean => accessibilityRule(id) !== undefined;
+
+function top(counts: Map<string, number>): Array<[string, number]> {
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 10);
 }
 
 export function summarize(pages: RunPage[]): RunSummary {
   const grades = { good: 0, decent: 0, bad: 0 };
   const counts = new Map<string, number>();
+  const ruleCounts = new Map<string, number>();
   let sum = 0;
   let analysed = 0;
+  let a11ySum = 0;
+  let a11yPages = 0;
   for (const page of pages) {
     if (page.status !== 'done') continue;
     analysed++;
     sum += page.score ?? 0;
     if (page.result === 'good' || page.result === 'decent' || page.result === 'bad') grades[page.result]++;
-    for (const check of page.failing ?? []) counts.set(check, (counts.get(check) ?? 0) + 1);
+    for (const check of page.failing ?? []) {
+      const into = isRule(check) ? ruleCounts : counts;
+      into.set(check, (into.get(check) ?? 0) + 1);
+    }
+    if (typeof page.accessibility_score === 'number') {
+      a11ySum += page.accessibility_score;
+      a11yPages++;
+    }
   }
-  const top = [...counts]
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .slice(0, 10)
-    .map(([check, n]) => ({ check, pages: n }));
   return {
     pages: pages.length,
     failed_pages: pages.filter((p) => p.status === 'failed').length,
     score: analysed ? Math.round(sum / analysed) : null,
     grades,
-    top_failing_checks: top,
+    top_failing_checks: top(counts).map(([check, n]) => ({ check, pages: n })),
+    accessibility: {
+      status: a11yPages > 0 || ruleCounts.size > 0 ? 'measured' : 'needs_rendering',
+      pages: a11yPages,
+      score: a11yPages ? Math.round(a11ySum / a11yPages) : null,
+      top_failing_rules: top(ruleCounts).map(([rule, n]) => ({ rule, pages: n })),
+    },
   };
 }
 
@@ -65,6 +106,7 @@ export function diffRuns(previousRun: number | null, before: RunPage[], after: R
     grades_moved: [],
     newly_failing: [],
     fixed: [],
+    accessibility: { newly_failing: [], fixed: [] },
   };
   if (previousRun === null) return changes;
   const old = new Map(before.filter((p) => p.status === 'done').map((p) => [p.url, p]));
@@ -82,8 +124,12 @@ export function diffRuns(previousRun: number | null, before: RunPage[], after: R
     const nowFailing = new Set(page.failing ?? []);
     const newly = [...nowFailing].filter((c) => !wasFailing.has(c)).sort();
     const fixed = [...wasFailing].filter((c) => !nowFailing.has(c)).sort();
-    if (newly.length) changes.newly_failing.push({ url, checks: newly });
-    if (fixed.length) changes.fixed.push({ url, checks: fixed });
+    const checks = (ids: string[]) => ids.filter((c) => !isRule(c));
+    const rules = (ids: string[]) => ids.filter(isRule);
+    if (checks(newly).length) changes.newly_failing.push({ url, checks: checks(newly) });
+    if (checks(fixed).length) changes.fixed.push({ url, checks: checks(fixed) });
+    if (rules(newly).length) changes.accessibility.newly_failing.push({ url, rules: rules(newly) });
+    if (rules(fixed).length) changes.accessibility.fixed.push({ url, rules: rules(fixed) });
   }
   for (const url of old.keys()) if (!now.has(url)) changes.pages_gone.push(url);
   changes.pages_added.sort();

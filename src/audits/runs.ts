@@ -22,6 +22,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+import { accessibilityScore } from '../analyzer/checks/accessibility.ts';
 import { AnalyzeError } from '../analyzer/errors.ts';
 import type { Config } from '../config.ts';
 import { AuditPageSchema, AuditRunSchema, AuditSchema, type AuditStatus } from '../entities/audit.entity.ts';
@@ -263,7 +264,17 @@ async function settlePage(
       await tx.nativeUpdate(
         AuditPageSchema,
         { id: job.pageId },
-        { status: 'done', report: report.id, score: a.score, result: a.result, failing, updatedAt: new Date() },
+        {
+          status: 'done',
+          report: report.id,
+          score: a.score,
+          result: a.result,
+          failing,
+          accessibilityScore: accessibilityScore(
+            Object.entries(a.results).map(([id, r]) => ({ id, passed: r.passed, value: r.value })),
+          ).score,
+          updatedAt: new Date(),
+        },
       );
       await tx.execute('update audit_runs set done = done + 1 where id = ?', [job.runId]);
       const { added } = await addPages(tx, deps, job.runId, audit.userId, links, audit.maxPages);
@@ -354,7 +365,10 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
 }
 
 async function pagesOf(tx: EntityManager, runId: number): Promise<RunPage[]> {
-  return tx.execute<RunPage[]>('select url, status, result, score, failing from audit_pages where run_id = ?', [runId]);
+  return tx.execute<RunPage[]>(
+    'select url, status, result, score, failing, accessibility_score from audit_pages where run_id = ?',
+    [runId],
+  );
 }
 
 /**

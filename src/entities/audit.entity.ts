@@ -76,6 +76,8 @@ export const AuditPageSchema = defineEntity({
     result: p.string().length(8).$type<'good' | 'decent' | 'bad'>().nullable(),
     /** Ids of the checks that failed on this page. */
     failing: p.json<string[]>().nullable(),
+    /** The accessibility category's own score of a rendered page; null when not rendered. */
+    accessibilityScore: p.smallint().nullable(),
     error: p.string().length(512).nullable(),
     /** How many times a worker took it up (more than one after an instance stopped mid-page). */
     attempts: p.smallint().default(0),

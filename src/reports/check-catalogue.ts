@@ -4,6 +4,7 @@
  * of its value and the weight it is scored with here.
  */
 import type { Importance } from '../analyzer/index.ts';
+import { accessibilityRule } from '../analyzer/checks/accessibility.ts';
 import {
   checkCatalogue,
   type CatalogueEntry,
@@ -18,8 +19,12 @@ export interface CheckDescription {
   id: string;
   category: CatalogueEntry['category'];
   importance: Importance;
-  /** Points of weight in the score (ANALYZER_WEIGHTS); 0: reported, not scored. */
+  /**
+   * Points of weight in the score named by `scored_in`: the report's (ANALYZER_WEIGHTS; 0:
+   * reported, not scored) or, for accessibility checks, the accessibility score (Lighthouse's).
+   */
   weight: number;
+  scored_in: 'report' | 'accessibility';
   source: CatalogueEntry['source'];
   title: string;
   description: string;
@@ -36,7 +41,8 @@ function describe(entry: CatalogueEntry, weights: Record<Importance, number>): C
     id: entry.id,
     category: entry.category,
     importance: entry.importance,
-    weight: weights[entry.importance],
+    weight: accessibilityRule(entry.id)?.weight ?? weights[entry.importance],
+    scored_in: accessibilityRule(entry.id) ? 'accessibility' : 'report',
     source: entry.source,
     title: entry.title,
     description: entry.description,

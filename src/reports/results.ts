@@ -5,7 +5,7 @@
  * check; ours are in `details`, not repeated, to keep lists light); `category` and `details`
  * are ours.
  */
-import type { CheckCategory, CheckResult, Importance } from '../analyzer/index.ts';
+import type { CheckCategory, CheckResult, Importance, ResultsByCategory } from '../analyzer/index.ts';
 import { checkOrder } from '../analyzer/checks/definitions.ts';
 import { scoreResults, type Grade } from '../analyzer/scoring.ts';
 
@@ -85,7 +85,7 @@ export function toEntry(check: CheckResult): ResultEntry {
 }
 
 /** The analyzer's results (arrays by category) keyed by check id, in report order. */
-export function toReportResults(byCategory: Record<CheckCategory, CheckResult[]>): ReportResults {
+export function toReportResults(byCategory: ResultsByCategory): ReportResults {
   const out: ReportResults = {};
   for (const list of Object.values(byCategory)) for (const check of list) out[check.id] = toEntry(check);
   return out;

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCatalogue, catalogueEntry, locales } from '../../src/analyzer/checks/catalogue/index.ts';
 import { checkDefinitions, isCheckId } from '../../src/analyzer/checks/definitions.ts';
+import { accessibilityChecks } from '../../src/analyzer/render/accessibility.ts';
 import { labChecks } from '../../src/analyzer/render/lab.ts';
 import type { RenderedPage } from '../../src/analyzer/render/render.ts';
 import { allChecks } from '../../src/analyzer/run-checks.ts';
@@ -34,6 +35,20 @@ function renderedPage(): RenderedPage {
     mixedContent: [],
     blocked: [],
     timedOut: false,
+    accessibility: {
+      version: '4.14.1',
+      violations: [
+        {
+          rule: 'image-alt',
+          impact: 'critical',
+          count: 1,
+          nodes: [{ selector: 'img', snippet: '<img src="a.png">', why: 'No alt.' }],
+        },
+      ],
+      incomplete: [],
+      inapplicable: ['video-caption'],
+      elapsedMs: 120,
+    },
     elapsedMs: 1200,
   };
 }
@@ -42,6 +57,7 @@ function renderedPage(): RenderedPage {
 async function producedIds(): Promise<Set<string>> {
   const ids = new Set<string>(allChecks.map((c) => c.id));
   for (const c of labChecks(renderedPage(), 25)) ids.add(c.id);
+  for (const c of accessibilityChecks(renderedPage().accessibility)) ids.add(c.id);
   // gsb: its entry comes from a Safe Browsing answer (a local fake that lists the URL).
   const fake = await import('node:http').then(
     ({ createServer }) =>
@@ -73,7 +89,7 @@ describe('the catalogue of checks', () => {
     const described = checkCatalogue().map((e) => e.id);
     expect(new Set(described).size).toBe(described.length);
     expect([...described].sort()).toEqual([...produced].sort());
-    expect(described).toHaveLength(59);
+    expect(described).toHaveLength(59 + 57);
     expect(isCheckId('nonexistent_check')).toBe(false);
     expect(described).not.toContain('nonexistent_check');
   });

@@ -5,6 +5,7 @@ import axe from 'axe-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ensureInitialAccount } from '../../src/accounts/users.ts';
+import { chromiumPath } from '../analyzer/render/fixtures.ts';
 import { request } from '../helpers/http.ts';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import {
@@ -31,7 +32,15 @@ describe.skipIf(skipE2e)('the console, in Chromium', () => {
   beforeAll(async () => {
     requireChromium();
     services = await openTestServices({
-      env: { ANALYZER_ALLOW_PRIVATE: 'true', ANALYTICS_FLUSH_MS: '250', CONSOLE_SIGN_IN_ATTEMPTS: '50' },
+      env: {
+        ANALYZER_ALLOW_PRIVATE: 'true',
+        ANALYTICS_FLUSH_MS: '250',
+        CONSOLE_SIGN_IN_ATTEMPTS: '50',
+        // Rendering when asked (render=1), for a report's accessibility section.
+        ANALYZER_RENDER: 'auto',
+        ANALYZER_CHROMIUM_PATH: chromiumPath,
+        ANALYZER_RENDER_CONTEXTS: '1',
+      },
     });
     [server, pages, browser] = await Promise.all([
       startTestServer(services),
@@ -219,6 +228,8 @@ ${snippet}
     await page.getByRole('status').filter({ hasText: 'Analysing the page' }).waitFor();
     await page.getByRole('heading', { level: 1, name: audited.replace(/^http:\/\//, '') }).waitFor({ timeout: 60_000 });
     await page.getByRole('heading', { name: 'SEO', level: 2 }).waitFor();
+    // A server-rendered page is not rendered in auto mode: its accessibility needs rendering.
+    await page.getByTestId('a11y-status').filter({ hasText: 'Needs rendering' }).waitFor();
     await scan(page, 'report');
     await shot(page, 'report');
 
@@ -243,6 +254,24 @@ ${snippet}
     // Re-analyse: progress, then the button is back.
     await page.getByRole('button', { name: 'Re-analyse' }).click();
     await page.getByRole('button', { name: 'Re-analyse' }).and(page.locator(':enabled')).waitFor({ timeout: 60_000 });
+
+    // A rendered report of a page with faults: the accessibility score, failing rules with their elements.
+    const faulty = pages.page(
+      '/faulty',
+      '<!doctype html><html><head><meta charset="utf-8"><title>Faulty page</title></head><body><main><h1>Faulty</h1><p>Text.</p><img src="/faulty.gif" width="20" height="20"></main></body></html>',
+    );
+    await nav(page, 'Reports');
+    await page.getByLabel('Page address').fill(faulty);
+    await page.getByLabel(/Render in Chromium/).check();
+    await page.getByRole('button', { name: 'Create report' }).click();
+    await page.getByRole('heading', { level: 1, name: faulty.replace(/^http:\/\//, '') }).waitFor({ timeout: 60_000 });
+    await page.getByTestId('a11y-status').filter({ hasText: 'Accessibility score' }).waitFor();
+    const failedRules = page.getByRole('table', { name: /Failed, heaviest first/ });
+    await failedRules.getByRole('rowheader', { name: 'image alt' }).waitFor();
+    await failedRules.getByRole('rowheader', { name: 'html has lang' }).waitFor();
+    expect(await failedRules.getByRole('row').filter({ hasText: 'image alt' }).textContent()).toContain('img');
+    await scan(page, 'report-accessibility');
+    await shot(page, 'report-accessibility');
 
     await nav(page, 'Reports');
     await page.getByRole('link', { name: audited.replace(/^http:\/\//, '') }).waitFor();

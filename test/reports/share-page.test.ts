@@ -8,6 +8,9 @@ import { load } from 'cheerio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogueEntry } from '../../src/analyzer/checks/catalogue/index.ts';
 import { checkDefinitions } from '../../src/analyzer/checks/definitions.ts';
+import { accessibilityRules } from '../../src/analyzer/checks/accessibility.ts';
+import { accessibilityChecks } from '../../src/analyzer/render/accessibility.ts';
+import { toEntry, type ResultEntry } from '../../src/reports/results.ts';
 import { renderReportPage } from '../../src/reports/share-page/index.ts';
 import { request } from '../helpers/http.ts';
 import {
@@ -213,5 +216,84 @@ describe('a report stored before a check was catalogued', () => {
     expect($('#fix-legacy_widget_check .cost').text()).toBe('−100 points');
     expect($('body').text()).not.toMatch(/\{"|":/);
     expect($('#check-legacy_widget_check dl.value').text()).toContain('Widget count3');
+  });
+});
+
+describe('the accessibility section', () => {
+  const weights = { high: 10, medium: 5, low: 0 };
+  const page = (results: Record<string, ResultEntry>) =>
+    load(
+      renderReportPage(
+        {
+          id: 1,
+          url: 'example.test/',
+          project: 'example.test',
+          result: 'good',
+          score: 90,
+          generatedAt: new Date('2026-01-02T03:04:05Z'),
+          results,
+        },
+        { weights },
+      ),
+    );
+  const node = (n: number) => ({
+    selector: `#field-${n}`,
+    snippet: `<input id="field-${n}" type="text">`,
+    why: 'Fix any of the following:\n  Form element does not have an implicit label',
+  });
+
+  it('shows the category’s own score and the failures costliest first with their elements', () => {
+    const inapplicable = accessibilityRules
+      .map((r) => r.axe)
+      .filter((id) => !['label', 'heading-order', 'image-alt', 'duplicate-id-aria', 'color-contrast'].includes(id));
+    const checks = accessibilityChecks({
+      version: '4.14.1',
+      violations: [
+        { rule: 'heading-order', impact: 'moderate', count: 1, nodes: [node(9)] },
+        { rule: 'label', impact: 'critical', count: 7, nodes: [1, 2, 3, 4, 5].map(node) },
+      ],
+      incomplete: [{ rule: 'color-contrast', impact: 'serious', count: 1, nodes: [node(8)] }],
+      inapplicable,
+      elapsedMs: 100,
+    });
+    const results: Record<string, ResultEntry> = {
+      title: { passed: true, importance: 'high', value: 'T', category: 'seo', details: [] },
+    };
+    for (const c of checks) results[c.id] = toEntry(c);
+    const $ = page(results);
+    const section = $('#section-accessibility');
+    // Applicable weights: label 7, heading-order 3, image-alt 10, duplicate-id-aria 0
+    // (informative), color-contrast 7 (needs review, passing): 17 of 27.
+    expect(section.find('[data-status="measured"]').text()).toContain(`score ${Math.round((100 * 17) / 27)} of 100`);
+    expect(section.find('[data-status="measured"]').text()).toContain('not part of the report');
+    const failures = section.find('ol.a11y-failures > li');
+    expect(failures.map((_, li) => $(li).attr('id')).get()).toEqual(['a11y-a11y_label', 'a11y-a11y_heading_order']);
+    const label = failures.first();
+    expect(label.find('h3').text()).toBe(catalogueEntry('a11y_label').title);
+    expect(label.find('.fix').text()).toContain(catalogueEntry('a11y_label').fix);
+    expect(label.find('.cost').text()).toBe(`−${Math.round((1000 * 7) / 27) / 10} points`);
+    expect(label.find('ul.nodes > li .code').first().text()).toBe('#field-1');
+    expect(label.find('ul.nodes pre.snippet').first().text()).toBe('<input id="field-1" type="text">');
+    expect(label.find('ul.nodes').text()).toContain('and 2 more');
+    // Needs review is listed apart, without a cost or a fix.
+    const review = section.find('ul.a11y-review > li');
+    expect(review.attr('id')).toBe('a11y-a11y_color_contrast');
+    expect(review.find('.cost')).toHaveLength(0);
+    expect(review.find('.code').text()).toBe('#field-8');
+    // The report's score and its fix-first list are phpRank's: no accessibility check in them.
+    expect($('#fix-first').text()).not.toContain(catalogueEntry('a11y_label').title);
+    expect($('.overview table').text()).not.toMatch(/accessibility/i);
+  });
+
+  it('says a report without rendering needs it', () => {
+    const $ = page({ title: { passed: true, importance: 'high', value: 'T', category: 'seo', details: [] } });
+    expect($('#section-accessibility [data-status="needs_rendering"]').text()).toContain('render=1');
+  });
+
+  it('says when a rendered report has no accessibility checks', () => {
+    const $ = page({
+      title: { passed: true, importance: 'high', value: 'T', category: 'seo', details: [], rendered: true },
+    });
+    expect($('#section-accessibility [data-status="not_measured"]')).toHaveLength(1);
   });
 });

@@ -38,6 +38,7 @@ interface Described {
   category: string;
   importance: 'high' | 'medium' | 'low';
   weight: number;
+  scored_in: 'report' | 'accessibility';
   title: string;
   description: string;
   fix: string;
@@ -54,7 +55,7 @@ describe('GET /api/v1/checks', () => {
     expect(res.status).toBe(200);
     expect(res.body.meta).toEqual({ locale: 'en', locales: ['en'], total: res.body.data.length });
     const byId = new Map(res.body.data.map((c) => [c.id, c]));
-    expect(byId.size).toBe(59);
+    expect(byId.size).toBe(59 + 57);
     expect(byId.has('nonexistent_check')).toBe(false);
 
     for (const path of ['/good', '/poor']) {
@@ -75,8 +76,22 @@ describe('GET /api/v1/checks', () => {
     for (const c of byId.values()) {
       for (const field of ['title', 'description', 'fix', 'unit'] as const)
         expect(c[field], `${c.id} ${field}`).toBeTruthy();
+      if (c.category === 'accessibility') continue;
+      expect(c.scored_in).toBe('report');
       expect(c.weight).toBe({ high: 10, medium: 5, low: 1 }[c.importance]);
     }
+    // Accessibility checks carry Lighthouse's weight in the accessibility score, not ANALYZER_WEIGHTS.
+    const a11y = res.body.data.filter((c) => c.category === 'accessibility');
+    expect(a11y).toHaveLength(57);
+    for (const c of a11y) {
+      expect(c.id).toMatch(/^a11y_[a-z_]+$/);
+      expect(c.scored_in).toBe('accessibility');
+      expect([0, 1, 3, 7, 10]).toContain(c.weight);
+      expect(c.format).toMatchObject({ type: 'fields' });
+    }
+    expect(byId.get('a11y_image_alt')).toMatchObject({ weight: 10, importance: 'high', source: 'rendered' });
+    expect(byId.get('a11y_color_contrast')).toMatchObject({ weight: 7, importance: 'medium' });
+    expect(byId.get('a11y_heading_order')).toMatchObject({ weight: 3, importance: 'low' });
     expect(byId.get('load_time')).toMatchObject({ title: 'Server response time', unit: 'milliseconds' });
   });
 

@@ -4,12 +4,14 @@
  * (seo.ts, performance.ts, security.ts, miscellaneous.ts, render/lab.ts, reports/gsb.ts)
  * take their identity from here, and the catalogue (catalogue/) describes exactly these ids.
  */
+import { accessibilityRules } from './accessibility.ts';
 import type { CheckCategory, Importance } from './types.ts';
 
 /**
  * Where a check's verdict comes from: `page` runs on the fetched HTML and headers (every
  * report), `rendered` on the page as Chromium rendered it (reports made with render=1; a
- * rendered `http_requests` or `mixed_content` replaces the page one), `safe-browsing` from a
+ * rendered `http_requests` or `mixed_content` replaces the page one; the accessibility checks
+ * come from axe-core in the rendered page), `safe-browsing` from a
  * Google Safe Browsing lookup (only when GSB_API_KEY is set).
  */
 export type CheckSource = 'page' | 'rendered' | 'safe-browsing';
@@ -92,6 +94,10 @@ export const checkDefinitions = [
   { id: 'oversized_images', category: 'performance', importance: 'low', source: 'rendered' },
   { id: 'offscreen_images', category: 'performance', importance: 'low', source: 'rendered' },
   { id: 'console_errors', category: 'miscellaneous', importance: 'low', source: 'rendered' },
+
+  // Accessibility (checks/accessibility.ts): Lighthouse's accessibility rules, by axe-core in
+  // the rendered page; scored in their own category, not in the report's score.
+  ...accessibilityRules.map(({ id, category, importance, source }) => ({ id, category, importance, source })),
 ] as const satisfies readonly CheckIdentity[];
 
 /** The id of a check the service can report. */

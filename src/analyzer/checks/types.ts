@@ -4,8 +4,17 @@
 import type { PageContext } from '../page.ts';
 import { checkIdentity, type CheckId, type CheckIdentity } from './definitions.ts';
 
-/** The report sections. */
-export type CheckCategory = 'seo' | 'performance' | 'security' | 'miscellaneous';
+/** The report sections phpRank has; every report has them. */
+export type PageCategory = 'seo' | 'performance' | 'security' | 'miscellaneous';
+
+/**
+ * The report sections: phpRank's, plus `accessibility` (rendered pages only; scored apart, see
+ * checks/accessibility.ts).
+ */
+export type CheckCategory = PageCategory | 'accessibility';
+
+/** An analysis' checks by section; `accessibility` only when the page was rendered. */
+export type ResultsByCategory = Record<PageCategory, CheckResult[]> & Partial<Record<'accessibility', CheckResult[]>>;
 
 /** How much a check weighs in the score (weights in scoring.ts). */
 export type Importance = 'high' | 'medium' | 'low';

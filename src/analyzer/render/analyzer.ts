@@ -8,13 +8,15 @@
  */
 import { analyzeUrl, type AnalysisResult } from '../analyze.ts';
 import { AnalyzeError } from '../errors.ts';
-import type { CheckCategory, CheckResult } from '../checks/types.ts';
+import type { CheckResult, ResultsByCategory } from '../checks/types.ts';
 import type { AnalyzerOptions } from '../options.ts';
 import { runPageChecks, type CheckInput } from '../check-worker.ts';
 import { scoreResults } from '../scoring.ts';
 import { FairPool, SaturatedError } from '../pool.ts';
 import { deadlineSignal } from '../abortable.ts';
 import { BrowserCrashedError, BrowserPool, BrowserUnavailableError, RenderBusyError } from './browser.ts';
+import { accessibilityScore } from '../checks/accessibility.ts';
+import { accessibilityChecks } from './accessibility.ts';
 import { labChecks, labSummary, type LabSummary, type RenderedCheckResult } from './lab.ts';
 import { renderPage, type RenderedPage } from './render.ts';
 import { renderSettingsFrom } from './settings.ts';
@@ -61,6 +63,11 @@ export interface RenderingInfo {
   status: 'rendered' | 'skipped' | 'failed';
   reason?: string;
   lab?: LabSummary;
+  /**
+   * The accessibility category of a rendered page: its score (null when no rule applies) and
+   * how long axe took, ms; `error` when axe could not run (the report then has no such checks).
+   */
+  accessibility?: { score: number | null; elapsedMs: number; error?: string };
   elapsedMs?: number;
 }
 
@@ -127,10 +134,9 @@ export function mergeRendered(
   rendered: RenderedCheckResult[],
   weights: AnalyzerOptions['weights'],
 ): AnalysisResult {
-  const results = Object.fromEntries(Object.entries(raw.results).map(([k, v]) => [k, [...v]])) as Record<
-    CheckCategory,
-    CheckResult[]
-  >;
+  const results = Object.fromEntries(
+    Object.entries(raw.results).map(([k, v]) => [k, [...v]]),
+  ) as unknown as ResultsByCategory;
   for (const check of rendered) {
     const list = (results[check.category] ??= []);
     const at = list.findIndex((c) => c.id === check.id);
@@ -294,7 +300,8 @@ export class RenderingAnalyzer {
           : 'The browser could not render the page.';
       return { ...raw, rendering: { status: 'failed', reason } };
     }
-    const rendered = [...documentChecks, ...labChecks(page, options.thresholds.maxRequests)];
+    const a11y = accessibilityChecks(page.accessibility);
+    const rendered = [...documentChecks, ...labChecks(page, options.thresholds.maxRequests), ...a11y];
     if (page.timedOut) {
       rendered.push({
         id: 'rendered_page',
@@ -308,7 +315,16 @@ export class RenderingAnalyzer {
     }
     return {
       ...mergeRendered(raw, rendered, options.weights),
-      rendering: { status: 'rendered', lab: labSummary(page), elapsedMs: Math.round(page.elapsedMs) },
+      rendering: {
+        status: 'rendered',
+        lab: labSummary(page),
+        accessibility: {
+          score: accessibilityScore(a11y).score,
+          elapsedMs: Math.round(page.accessibility.elapsedMs),
+          ...(page.accessibility.error ? { error: page.accessibility.error } : {}),
+        },
+        elapsedMs: Math.round(page.elapsedMs),
+      },
     };
   }
 

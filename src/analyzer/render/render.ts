@@ -8,6 +8,7 @@ import { AddressGuard } from '../address-guard.ts';
 import { AnalyzeError } from '../errors.ts';
 import type { AnalyzerOptions } from '../options.ts';
 import { deadlineSignal } from '../abortable.ts';
+import { runAxe, type AxeRun } from './axe.ts';
 import { RenderBusyError, type BrowserPool } from './browser.ts';
 import { collectInPage, documentInPage, observerScript, type InPageFacts } from './collect.ts';
 import { refusedHeader, type BlockedRequest } from './proxy.ts';
@@ -68,6 +69,8 @@ export interface RenderedPage {
   blocked: BlockedRequest[];
   /** The load event did not come within the time limit (measurements are partial). */
   timedOut: boolean;
+  /** axe-core's findings, taken right after the lab measurements (axe.ts). */
+  accessibility: AxeRun;
   /** Wall time of the render, ms. */
   elapsedMs: number;
 }
@@ -265,6 +268,8 @@ export async function renderPage(
       }
       const facts = await collectInPage(page);
       const html = await documentInPage(page, limits.maxDocumentChars ?? 5 * 1024 * 1024);
+      // After the measurements and the document were taken: axe scrolls and reads layout.
+      const accessibility = await runAxe(page, deadline - performance.now());
       const limited = limitError();
       if (limited) throw limited;
       await Promise.race([Promise.all(sizes), new Promise((r) => setTimeout(r, 1000))]);
@@ -278,6 +283,7 @@ export async function renderPage(
         mixedContent: [...mixed].slice(0, 50),
         blocked: [...proxy.blocked],
         timedOut,
+        accessibility,
         elapsedMs: performance.now() - started,
       };
     }

@@ -48,6 +48,9 @@ ol.fixes>li,.check{border:1px solid var(--line);border-left:4px solid var(--tone
 dl.value{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.5rem 0}dl.value dt{color:var(--muted)}dl.value dd{margin:0;min-width:0}
 dl.value table{width:auto}dl.value table td,dl.value table th{padding:.15rem 1.5rem .15rem 0;border:0;font-weight:400}dl.value table th{color:var(--muted)}
 ul.items{margin:0;padding-left:1.1rem}ul.items li{overflow-wrap:anywhere}
+ul.nodes{margin:.5rem 0 0;padding-left:1.1rem}ul.nodes li{margin:.35rem 0;overflow-wrap:anywhere}.why{margin:.1rem 0;white-space:pre-line}
+pre.snippet{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;margin:.15rem 0;padding:.3rem .5rem;background:var(--line);border-radius:.3rem;white-space:pre-wrap;overflow-wrap:anywhere}
+ul.a11y-review{padding:0;list-style:none}ul.a11y-review>li{border:1px solid var(--line);border-radius:.4rem;padding:.75rem 1rem;margin:.7rem 0;background:var(--card)}
 .about{margin:.45rem 0 0}
 form{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}input{font:inherit;padding:.4rem}button{font:inherit;padding:.4rem .9rem}
 .error{color:var(--poor)}

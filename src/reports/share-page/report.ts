@@ -1,13 +1,15 @@
 /**
  * The share page of a report: what a person needs to act on it, top to bottom. The grade and
  * score, counts per section, the failures costliest first with their fixes, the lab
- * measurements of a rendered report, then every check with its value and explanation. No
+ * measurements of a rendered report, its accessibility category (or that it needs rendering),
+ * then every check with its value and explanation. No
  * scripts; link-preview meta in the head; a print stylesheet (layout.ts).
  */
 import type { Importance } from '../../analyzer/index.ts';
 import type { Report } from '../../entities/report.entity.ts';
 import type { ReportResults } from '../results.ts';
 import { fullUrlOf } from '../urls.ts';
+import { accessibilityHtml } from './accessibility.ts';
 import { sectionsHtml } from './checks.ts';
 import { escapeHtml } from './escape.ts';
 import { labHtml } from './lab.ts';
@@ -50,6 +52,7 @@ export function renderReportPage(report: ReportPageInput, options: ReportPageOpt
 ${overviewHtml(report.score, report.result, sections)}
 ${fixFirstHtml(failures)}
 ${labHtml(sections)}
+${accessibilityHtml(report.results as ReportResults | null)}
 ${sectionsHtml(sections)}`,
     { title: `Report for ${report.url}: ${report.result}, ${report.score}/100`, description, url: options.pageUrl },
   );

@@ -122,6 +122,7 @@ describe('offscreen images by Lighthouse rule', () => {
       mixedContent: [],
       blocked: [],
       timedOut: false,
+      accessibility: { version: '', violations: [], incomplete: [], inapplicable: [], elapsedMs: 0 },
       elapsedMs: 0,
     };
   }

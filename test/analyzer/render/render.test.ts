@@ -70,8 +70,15 @@ describe('a client-rendered page', () => {
     // Header checks stay on the raw response, unmarked.
     expect(check(result, 'cache_headers').rendered).toBeUndefined();
     expect(result.score).toBeGreaterThan(raw.score);
-    // Same categories as a raw analysis, lab checks under performance.
-    expect(Object.keys(result.results).sort()).toEqual(['miscellaneous', 'performance', 'security', 'seo']);
+    // A raw analysis' categories plus accessibility, lab checks under performance.
+    expect(Object.keys(raw.results).sort()).toEqual(['miscellaneous', 'performance', 'security', 'seo']);
+    expect(Object.keys(result.results).sort()).toEqual([
+      'accessibility',
+      'miscellaneous',
+      'performance',
+      'security',
+      'seo',
+    ]);
     expect(result.results.performance.map((c) => c.id)).toContain('largest_contentful_paint');
   });
 

@@ -4,6 +4,7 @@
  * the share page and `GET /api/v1/checks`.
  */
 import { checkDefinitions, checkIdentity, type CheckId, type CheckIdentity } from '../definitions.ts';
+import { enAccessibility } from './en-accessibility.ts';
 import { enMiscellaneous } from './en-miscellaneous.ts';
 import { enPerformance } from './en-performance.ts';
 import { enSecurity } from './en-security.ts';
@@ -16,7 +17,7 @@ import type { CheckTexts } from './texts.ts';
  * missing entry does not compile). A new language is one more key here.
  */
 const textsByLocale = {
-  en: { ...enSeo, ...enPerformance, ...enSecurity, ...enMiscellaneous },
+  en: { ...enSeo, ...enPerformance, ...enSecurity, ...enMiscellaneous, ...enAccessibility },
 } as const satisfies Record<string, Readonly<Record<CheckId, CheckTexts>>>;
 
 /** A language of the catalogue. */

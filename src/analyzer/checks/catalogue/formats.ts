@@ -3,6 +3,7 @@
  * shapes are those the implementations write (seo.ts ... render/lab.ts); a reader that meets a
  * value of another shape (a report stored by an older version) shows it generically.
  */
+import { accessibilityRules } from '../accessibility.ts';
 import type { CheckId } from '../definitions.ts';
 
 /** What a number measures. `count` is of the things the check's texts name (`counted`). */
@@ -55,6 +56,13 @@ const table = (fields: Record<string, FieldFormat>): ValueSpec => ({
 });
 const n = (unit: NumberUnit): FieldFormat => ({ type: 'number', unit });
 const metric: ValueSpec = { unit: 'milliseconds', format: { type: 'metric', unit: 'milliseconds' } };
+
+const accessibilityValue = table({
+  outcome: { type: 'text' },
+  impact: { type: 'text' },
+  nodes: n('count'),
+  weight: n('unitless'),
+});
 
 /** Unit and format of every check's value. */
 export const valueSpecs: Readonly<Record<CheckId, ValueSpec>> = {
@@ -121,4 +129,10 @@ export const valueSpecs: Readonly<Record<CheckId, ValueSpec>> = {
   oversized_images: count,
   offscreen_images: count,
   console_errors: count,
+
+  // {outcome, impact, nodes} (checks/accessibility.ts); the nodes themselves are the details.
+  ...(Object.fromEntries(accessibilityRules.map((r) => [r.id, accessibilityValue])) as Record<
+    (typeof accessibilityRules)[number]['id'],
+    ValueSpec
+  >),
 };
