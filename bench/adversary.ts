@@ -10,7 +10,7 @@ import { expectedAttempts, issueWork, redeemWork, type WorkSize } from '../src/c
 import { walkWasm } from '../pow/compile.ts';
 import { attempt, instantiateWalk, puzzleKey, WALK } from '../pow/walk.ts';
 import { buildNativeSolver } from './lib/native-solver.ts';
-import { WIDGET_ENTRIES, WIDGET_TARGET, buildWidgetEntry } from '../widget/build.ts';
+import { WIDGET_ENTRIES, WIDGET_TARGET, buildWidgetEntry } from '../src/bundles.ts';
 import { createSite } from '../src/captcha/sites.ts';
 import { createKeyedUser, openTestServices, startTestServer } from '../test/helpers/services.ts';
 import { launchChromium } from '../test/e2e/harness.ts';

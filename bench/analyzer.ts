@@ -11,9 +11,11 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { load } from 'cheerio';
 import { Agent, request } from 'undici';
-import { analyzeUrl, defaultAnalyzerOptions } from '../src/analyzer/index.ts';
+import { analyzeUrl } from '../src/analyzer/analyze.ts';
+import { defaultAnalyzerOptions } from '../src/analyzer/options.ts';
 import { goodPath, goodSite } from '../test/analyzer/fixtures/pages.ts';
 import { startFixtureServer } from '../test/analyzer/fixtures/server.ts';
+import { parseTargetUrl } from '../src/analyzer/address-guard.ts';
 
 /** Benchmark settings. */
 export interface AnalyzerBenchOptions {
@@ -58,7 +60,7 @@ export async function main(settings: AnalyzerBenchOptions = {}): Promise<Analyze
 
   const analyzeOnce = async (): Promise<number> => {
     const started = performance.now();
-    const result = await analyzeUrl(url, options);
+    const result = await analyzeUrl(parseTargetUrl(url), options);
     if (result.status !== 200) throw new Error(`unexpected status ${result.status}`);
     return performance.now() - started;
   };

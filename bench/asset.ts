@@ -1,13 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { generateAnswer } from '../src/captcha/answer.ts';
-import {
-  CHALLENGE_HEIGHT,
-  CHALLENGE_WIDTH,
-  encodePng,
-  prepareRenderer,
-  renderChallenge,
-} from '../src/captcha/render.ts';
+import { CHALLENGE_HEIGHT, CHALLENGE_WIDTH, encodePng, renderChallenge } from '../src/captcha/render.ts';
+import { loadGlyphs } from '../src/captcha/glyphs.ts';
+import { generateAnswer } from '../test/helpers/answers.ts';
 
 /**
  * Asset benchmark: renders N v1 challenge PNGs one after another and prints median and p95
@@ -28,7 +23,7 @@ export interface AssetBenchResult {
 /** Runs the benchmark and prints a summary; resolves to the figures. */
 export async function main(n = 300): Promise<AssetBenchResult> {
   if (!Number.isInteger(n) || n < 1) throw new RangeError('n must be a positive integer');
-  await prepareRenderer();
+  await loadGlyphs(); // the glyph masks now rather than on the first render
   const blank = new Uint8Array(CHALLENGE_WIDTH * CHALLENGE_HEIGHT).fill(255);
   const answers = Array.from({ length: n }, () => generateAnswer());
   for (let i = 0; i < 30; i++) {

@@ -21,14 +21,16 @@
  *   npm install --no-save lighthouse@12 chrome-launcher@1 && npx tsx bench/lighthouse-a11y.ts
  */
 import { pathToFileURL } from 'node:url';
-import { defaultAnalyzerOptions } from '../src/analyzer/index.ts';
+import { defaultAnalyzerOptions } from '../src/analyzer/options.ts';
 import { accessibilityRules } from '../src/analyzer/checks/accessibility.ts';
-import { RenderingAnalyzer, chromiumFlags, desktopUserAgent } from '../src/analyzer/render/index.ts';
+import { RenderingAnalyzer } from '../src/analyzer/render/analyzer.ts';
+import { chromiumFlags, desktopUserAgent } from '../src/analyzer/render/browser.ts';
 import { writeLauncher } from '../src/analyzer/render/sandbox.ts';
 import { startFixtureServer } from '../test/analyzer/fixtures/server.ts';
 import { a11yFixtures, a11ySite } from '../test/analyzer/render/a11y-fixtures.ts';
 import { chromiumPath } from '../test/analyzer/render/fixtures.ts';
 import { loadLighthouse } from './lighthouse.ts';
+import { parseTargetUrl } from '../src/analyzer/address-guard.ts';
 
 /** One page's figures. */
 export interface A11yPageFigures {
@@ -102,11 +104,11 @@ export async function main(settings: { print?: boolean } = {}): Promise<A11yBenc
   let caught = 0;
   try {
     // Warm both browsers outside the comparison.
-    await ours.analyze(`${server.origin}${paths[1]}`, options, true);
+    await ours.analyze(parseTargetUrl(`${server.origin}${paths[1]}`), options, true);
     await lighthouse(`${server.origin}${paths[1]}`, flags, lhConfig);
     for (const path of paths) {
       const url = `${server.origin}${path}`;
-      const result = await ours.analyze(url, options, true);
+      const result = await ours.analyze(parseTargetUrl(url), options, true);
       const runner = await lighthouse(url, flags, lhConfig);
       const lhr = runner?.lhr as
         { audits: Record<string, LhAudit>; categories: { accessibility?: { score: number | null } } } | undefined;

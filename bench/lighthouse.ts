@@ -28,13 +28,17 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { analyzeUrl, defaultAnalyzerOptions, type CheckResult } from '../src/analyzer/index.ts';
-import { RenderingAnalyzer, chromiumFlags, desktopUserAgent } from '../src/analyzer/render/index.ts';
+import { analyzeUrl } from '../src/analyzer/analyze.ts';
+import type { CheckResult } from '../src/analyzer/checks/types.ts';
+import { defaultAnalyzerOptions } from '../src/analyzer/options.ts';
+import { RenderingAnalyzer } from '../src/analyzer/render/analyzer.ts';
+import { chromiumFlags, desktopUserAgent } from '../src/analyzer/render/browser.ts';
 import { writeLauncher } from '../src/analyzer/render/sandbox.ts';
 import { startFixtureServer } from '../test/analyzer/fixtures/server.ts';
 import { chromiumPath, renderPages, renderSite } from '../test/analyzer/render/fixtures.ts';
 import { latePages, lateSite } from '../test/analyzer/render/late-fixtures.ts';
 import { metricFigures, printFigures, type Measured, type MetricFigures } from './lib/lighthouse-figures.ts';
+import { parseTargetUrl } from '../src/analyzer/address-guard.ts';
 
 /**
  * Lighthouse and chrome-launcher are not in package.json: their lock entries (a `latest`
@@ -165,14 +169,14 @@ export async function main(
   const lhMs: number[] = [];
   try {
     // Warm both browsers on a page outside the comparison.
-    await ours.analyze(`${server.origin}/lean`, options);
+    await ours.analyze(parseTargetUrl(`${server.origin}/lean`), options);
     await lighthouse(`${server.origin}/lean`, { ...flags, port: chrome.port }, lhConfig);
     log(`User-Agent of both: ${userAgent}; Lighthouse's Chromium ${sharedChrome ? 'shared' : 'new for each run'}`);
     for (let run = 1; run <= runs; run++) {
       for (const fixture of pages) {
         const url = `${server.origin}${fixture.path}`;
         let started = performance.now();
-        const result = await ours.analyze(url, options);
+        const result = await ours.analyze(parseTargetUrl(url), options);
         const oursElapsed = performance.now() - started;
         if (!sharedChrome) {
           chrome.kill();
@@ -259,15 +263,15 @@ export async function main(
   const off: number[] = [];
   try {
     for (let i = 0; i < 10; i++) {
-      await analyzeUrl(rawUrl, options);
-      await skipper.analyze(rawUrl, options);
+      await analyzeUrl(parseTargetUrl(rawUrl), options);
+      await skipper.analyze(parseTargetUrl(rawUrl), options);
     }
     for (let i = 0; i < rawSamples; i++) {
       let t = performance.now();
-      await analyzeUrl(rawUrl, options);
+      await analyzeUrl(parseTargetUrl(rawUrl), options);
       raw.push(performance.now() - t);
       t = performance.now();
-      const r = await skipper.analyze(rawUrl, options);
+      const r = await skipper.analyze(parseTargetUrl(rawUrl), options);
       if (r.rendering.status !== 'skipped') throw new Error('a server-rendered page was rendered in auto mode');
       off.push(performance.now() - t);
     }

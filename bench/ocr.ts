@@ -5,7 +5,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { Jimp } from 'jimp';
-import { ANSWER_ALPHABET, generateAnswer, normaliseAnswer } from '../src/captcha/answer.ts';
+import { ANSWER_ALPHABET, normaliseAnswer } from '../src/captcha/answer.ts';
+import { generateAnswer } from '../test/helpers/answers.ts';
 import { encodePng, renderChallenge } from '../src/captcha/render.ts';
 
 /**

@@ -32,11 +32,13 @@ import { loadConfig } from '../src/config.ts';
 import { openServices, type OpenedServices } from '../src/services.ts';
 import { createUser, findUser } from '../src/accounts/users.ts';
 import { createApiKey } from '../src/accounts/api-keys.ts';
-import { analyzeUrl, defaultAnalyzerOptions } from '../src/analyzer/index.ts';
+import { analyzeUrl } from '../src/analyzer/analyze.ts';
+import { defaultAnalyzerOptions } from '../src/analyzer/options.ts';
 import { toReportResults } from '../src/reports/results.ts';
 import { startFixtureSite } from '../test/helpers/fixture-site.ts';
 import { startChild, type ChildServer } from './lib/child.ts';
 import { runWrk } from './lib/wrk.ts';
+import { parseTargetUrl } from '../src/analyzer/address-guard.ts';
 
 export interface ReportsListBenchOptions {
   /** Admin URL of the PostgreSQL server. */
@@ -146,9 +148,8 @@ async function insertReports(
 ): Promise<void> {
   await exec(
     em,
-    `insert into reports (user_id, url, project, result, score, results, privacy, password_hash, generated_at, created_at, updated_at)
-     select ?, 'host-' || h || '.example/path/cat-' || lpad(c::text, 3, '0') || '/item-' || g || case when g % 7 = 0 then '/amp' else '' end,
-            'host-' || h || '.example',
+    `insert into reports (user_id, url, full_url, project, result, score, results, privacy, password_hash, generated_at, created_at, updated_at)
+     select ?, u, 'https://' || u, 'host-' || h || '.example',
             case when s >= 80 then 'good' when s >= 49 then 'decent' else 'bad' end,
             s, case when g % 2 = 0 then ?::json else ?::json end, pv,
             case when pv = 2 then '$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hzYWx0$YmVuY2hoYXNoYmVuY2hoYXNo' end,
@@ -163,7 +164,9 @@ async function insertReports(
               timestamptz '2024-01-01 00:00:00+00' + g * interval '30 seconds' as ca,
               (abs(hashint4(g * 11 + ?)) % 5184000) * interval '1 second' as gen
        from generate_series(1, ?) as g
-     ) x`,
+     ) x,
+     lateral (select 'host-' || h || '.example/path/cat-' || lpad(c::text, 3, '0') || '/item-' || g
+                     || case when g % 7 = 0 then '/amp' else '' end as u) addr`,
     [userId, blobs[0], blobs[1], salt, salt, salt, salt, salt, count],
   );
 }
@@ -177,7 +180,10 @@ async function realResults(): Promise<[string, string]> {
   try {
     const blobs: string[] = [];
     for (const path of ['/good', '/poor']) {
-      const analysis = await analyzeUrl(`${site.url}${path}`, defaultAnalyzerOptions({ allowPrivate: true }));
+      const analysis = await analyzeUrl(
+        parseTargetUrl(`${site.url}${path}`),
+        defaultAnalyzerOptions({ allowPrivate: true }),
+      );
       blobs.push(JSON.stringify(toReportResults(analysis.results)));
     }
     return blobs as [string, string];

@@ -11,8 +11,11 @@ const all = [
   'lighthouse',
   'lighthouse-a11y',
   'adversary',
+  'surge',
+  'adversary-score',
   'site-audit',
   'report-latency',
+  'gateway',
 ] as const;
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -10,7 +10,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Verify a token once */
-        post: operations["siteverify-verify"];
+        post: operations["siteverify-verifyUnversioned"];
         delete?: never;
         options?: never;
         head?: never;
@@ -247,6 +247,41 @@ export interface paths {
         patch: operations["reports-update-patch"];
         trace?: never;
     };
+    "/api/v1/sites/{sitekey}/gateway": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a site's gateway settings */
+        get: operations["gateway-get"];
+        /** Replace a site's gateway settings */
+        put: operations["gateway-set"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{sitekey}/gateway/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What kinds of visitors get from a site's gateway rules */
+        get: operations["gateway-report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/siteverify": {
         parameters: {
             query?: never;
@@ -257,7 +292,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Verify a token once (recommended path) */
-        post: operations["siteverify-verifyV1"];
+        post: operations["siteverify-verify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -344,6 +379,23 @@ export interface paths {
         put?: never;
         /** Issue a managed challenge */
         post: operations["challenges-managed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/challenges/{challenge}/private-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Attest a challenge with a Private Access Token (401 with the token challenges until one is sent) */
+        get: operations["challenges-privateToken"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -441,16 +493,15 @@ export interface components {
     schemas: {
         __schema0: {
             c?: components["schemas"]["__schema0"][];
-            /** @constant */
-            m?: 1;
             s: {
                 [key: string]: string;
             };
+            t?: string;
         };
         /** @description A failure. `code` is stable (see the table in docs/api.md); `message` is for people. */
         Error: {
             /** @enum {string} */
-            code: "ERR_BAD_REQUEST" | "ERR_UNAUTHORIZED" | "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID" | "ERR_SESSION_INVALID" | "ERR_FORBIDDEN" | "ERR_CSRF" | "ERR_KEY_CONFIRMATION_REQUIRED" | "ERR_KEY_CONFIRMATION_INVALID" | "ERR_ORIGIN_NOT_ALLOWED" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_REQUEST_TIMEOUT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED" | "ERR_AUDIT_LIMIT" | "ERR_SCHEDULE_TOO_FREQUENT" | "ERR_WEBHOOK_LIMIT" | "ERR_RATE_LIMITED" | "ERR_AUDIT_PAGE_BUDGET" | "ERR_HEADERS_TOO_LARGE" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY" | "ERR_NOT_READY";
+            code: "ERR_BAD_REQUEST" | "ERR_UNAUTHORIZED" | "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID" | "ERR_SESSION_INVALID" | "ERR_PRIVATE_TOKEN" | "ERR_FORBIDDEN" | "ERR_CSRF" | "ERR_KEY_CONFIRMATION_REQUIRED" | "ERR_KEY_CONFIRMATION_INVALID" | "ERR_ORIGIN_NOT_ALLOWED" | "ERR_NOT_FOUND" | "ERR_METHOD_NOT_ALLOWED" | "ERR_REQUEST_TIMEOUT" | "ERR_PAYLOAD_TOO_LARGE" | "ERR_UNSUPPORTED_MEDIA_TYPE" | "ERR_VALIDATION" | "ERR_ANALYSIS_FAILED" | "ERR_AUDIT_LIMIT" | "ERR_SCHEDULE_TOO_FREQUENT" | "ERR_WEBHOOK_LIMIT" | "ERR_RATE_LIMITED" | "ERR_AUDIT_PAGE_BUDGET" | "ERR_HEADERS_TOO_LARGE" | "ERR_INTERNAL" | "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY" | "ERR_NOT_READY";
             /** @description Field name to its messages (422 only). */
             errors?: {
                 [key: string]: string[];
@@ -482,7 +533,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    "siteverify-verify": {
+    "siteverify-verifyUnversioned": {
         parameters: {
             query?: never;
             header?: never;
@@ -519,11 +570,11 @@ export interface operations {
                         action?: string | null;
                         cdata?: string | null;
                         challenge_ts?: string;
-                        credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
                         /** @enum {string} */
                         kind?: "v1" | "v2" | "v3";
+                        reasons?: string[];
                         score?: number;
                         success: boolean;
                     };
@@ -541,11 +592,11 @@ export interface operations {
                         action?: string | null;
                         cdata?: string | null;
                         challenge_ts?: string;
-                        credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
                         /** @enum {string} */
                         kind?: "v1" | "v2" | "v3";
+                        reasons?: string[];
                         score?: number;
                         success: boolean;
                     };
@@ -747,6 +798,17 @@ export interface operations {
                                     }[];
                                 };
                                 failed_pages: number;
+                                /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
+                                gateway?: {
+                                    checks: {
+                                        ok: boolean;
+                                        /** @enum {string} */
+                                        outcome: "pass" | "challenge" | "refuse" | "deny";
+                                        persona: string;
+                                        rule: string;
+                                    }[];
+                                    passed: boolean;
+                                };
                                 grades: {
                                     bad: number;
                                     decent: number;
@@ -995,6 +1057,17 @@ export interface operations {
                                     }[];
                                 };
                                 failed_pages: number;
+                                /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
+                                gateway?: {
+                                    checks: {
+                                        ok: boolean;
+                                        /** @enum {string} */
+                                        outcome: "pass" | "challenge" | "refuse" | "deny";
+                                        persona: string;
+                                        rule: string;
+                                    }[];
+                                    passed: boolean;
+                                };
                                 grades: {
                                     bad: number;
                                     decent: number;
@@ -1293,6 +1366,17 @@ export interface operations {
                                     }[];
                                 };
                                 failed_pages: number;
+                                /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
+                                gateway?: {
+                                    checks: {
+                                        ok: boolean;
+                                        /** @enum {string} */
+                                        outcome: "pass" | "challenge" | "refuse" | "deny";
+                                        persona: string;
+                                        rule: string;
+                                    }[];
+                                    passed: boolean;
+                                };
                                 grades: {
                                     bad: number;
                                     decent: number;
@@ -1744,6 +1828,17 @@ export interface operations {
                                     }[];
                                 };
                                 failed_pages: number;
+                                /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
+                                gateway?: {
+                                    checks: {
+                                        ok: boolean;
+                                        /** @enum {string} */
+                                        outcome: "pass" | "challenge" | "refuse" | "deny";
+                                        persona: string;
+                                        rule: string;
+                                    }[];
+                                    passed: boolean;
+                                };
                                 grades: {
                                     bad: number;
                                     decent: number;
@@ -1972,6 +2067,9 @@ export interface operations {
                         asset_url: string;
                         attempts_left: number;
                         challenge: string;
+                        env: {
+                            probe: components["schemas"]["__schema0"] | null;
+                        } | null;
                         expires_at: string;
                         /** @constant */
                         kind: "v1";
@@ -1982,6 +2080,7 @@ export interface operations {
                             id: string;
                             ticket: string;
                         } | null;
+                        private_token: boolean;
                         regenerations_left: number;
                         work: {
                             bits: number;
@@ -2410,6 +2509,9 @@ export interface operations {
                         asset_url: string;
                         attempts_left: number;
                         challenge: string;
+                        env: {
+                            probe: components["schemas"]["__schema0"] | null;
+                        } | null;
                         expires_at: string;
                         /** @constant */
                         kind: "v1";
@@ -2420,6 +2522,7 @@ export interface operations {
                             id: string;
                             ticket: string;
                         } | null;
+                        private_token: boolean;
                         regenerations_left: number;
                         work: {
                             bits: number;
@@ -2681,6 +2784,17 @@ export interface operations {
                     env?: string;
                     no_image?: boolean | ("0" | "1" | "true" | "false");
                     solutions?: string;
+                    telemetry?: {
+                        inner_height?: number;
+                        inner_width?: number;
+                        interactions?: number;
+                        outer_height?: number;
+                        outer_width?: number;
+                        screen_height?: number;
+                        screen_width?: number;
+                        time_on_page_ms?: number;
+                        webdriver?: boolean | ("0" | "1" | "true" | "false");
+                    };
                     work?: string;
                 };
             };
@@ -5170,7 +5284,755 @@ export interface operations {
             };
         };
     };
-    "siteverify-verifyV1": {
+    "gateway-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sitekey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            gateway: {
+                                clearance_ttl: number;
+                                contact: string;
+                                /** @enum {string} */
+                                default_action: "challenge" | "allow";
+                                hosts: string[];
+                                rules: {
+                                    /** @enum {string} */
+                                    action: "allow" | "deny" | "challenge" | "weigh";
+                                    headers?: {
+                                        [key: string]: string;
+                                    };
+                                    methods?: string[];
+                                    name?: string;
+                                    networks?: string[];
+                                    path?: string;
+                                    /** @enum {string} */
+                                    preset?: "ai-crawlers" | "search-crawlers" | "feeds" | "link-previews";
+                                    user_agent?: string;
+                                    weight?: number;
+                                }[];
+                                thresholds: {
+                                    challenge: number;
+                                    deny: number;
+                                };
+                            } | null;
+                            sitekey: string;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "gateway-set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sitekey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    gateway: {
+                        /** @default 86400 */
+                        clearance_ttl?: number;
+                        /** @default  */
+                        contact?: string;
+                        /**
+                         * @default challenge
+                         * @enum {string}
+                         */
+                        default_action?: "challenge" | "allow";
+                        hosts: string[];
+                        /** @default [] */
+                        rules?: {
+                            /** @enum {string} */
+                            action: "allow" | "deny" | "challenge" | "weigh";
+                            headers?: {
+                                [key: string]: string;
+                            };
+                            methods?: string[];
+                            name?: string;
+                            networks?: string[];
+                            path?: string;
+                            /** @enum {string} */
+                            preset?: "ai-crawlers" | "search-crawlers" | "feeds" | "link-previews";
+                            user_agent?: string;
+                            weight?: number;
+                        }[];
+                        /**
+                         * @default {
+                         *       "challenge": 10,
+                         *       "deny": 50
+                         *     }
+                         */
+                        thresholds?: {
+                            challenge: number;
+                            deny: number;
+                        };
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            gateway: {
+                                clearance_ttl: number;
+                                contact: string;
+                                /** @enum {string} */
+                                default_action: "challenge" | "allow";
+                                hosts: string[];
+                                rules: {
+                                    /** @enum {string} */
+                                    action: "allow" | "deny" | "challenge" | "weigh";
+                                    headers?: {
+                                        [key: string]: string;
+                                    };
+                                    methods?: string[];
+                                    name?: string;
+                                    networks?: string[];
+                                    path?: string;
+                                    /** @enum {string} */
+                                    preset?: "ai-crawlers" | "search-crawlers" | "feeds" | "link-previews";
+                                    user_agent?: string;
+                                    weight?: number;
+                                }[];
+                                thresholds: {
+                                    challenge: number;
+                                    deny: number;
+                                };
+                            } | null;
+                            sitekey: string;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_BAD_REQUEST";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "gateway-report": {
+        parameters: {
+            query?: {
+                feed?: string;
+                path?: string;
+            };
+            header?: never;
+            path: {
+                sitekey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            checks: {
+                                ok: boolean;
+                                /** @enum {string} */
+                                outcome: "pass" | "challenge" | "refuse" | "deny";
+                                persona: string;
+                                rule: string;
+                            }[];
+                            passed: boolean;
+                            sitekey: string;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "siteverify-verify": {
         parameters: {
             query?: never;
             header?: never;
@@ -5207,11 +6069,11 @@ export interface operations {
                         action?: string | null;
                         cdata?: string | null;
                         challenge_ts?: string;
-                        credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
                         /** @enum {string} */
                         kind?: "v1" | "v2" | "v3";
+                        reasons?: string[];
                         score?: number;
                         success: boolean;
                     };
@@ -5229,11 +6091,11 @@ export interface operations {
                         action?: string | null;
                         cdata?: string | null;
                         challenge_ts?: string;
-                        credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
                         /** @enum {string} */
                         kind?: "v1" | "v2" | "v3";
+                        reasons?: string[];
                         score?: number;
                         success: boolean;
                     };
@@ -6344,7 +7206,13 @@ export interface operations {
                     cdata?: string;
                     sitekey: string;
                     telemetry?: {
+                        inner_height?: number;
+                        inner_width?: number;
                         interactions?: number;
+                        outer_height?: number;
+                        outer_width?: number;
+                        screen_height?: number;
+                        screen_width?: number;
                         time_on_page_ms?: number;
                         webdriver?: boolean | ("0" | "1" | "true" | "false");
                     };
@@ -6380,6 +7248,7 @@ export interface operations {
                             };
                             expires_at: string;
                             id: string;
+                            private_token: boolean;
                             ticket: string;
                         };
                     } | {
@@ -6387,6 +7256,9 @@ export interface operations {
                             asset_url: string;
                             attempts_left: number;
                             challenge: string;
+                            env: {
+                                probe: components["schemas"]["__schema0"] | null;
+                            } | null;
                             expires_at: string;
                             /** @constant */
                             kind: "v1";
@@ -6397,6 +7269,7 @@ export interface operations {
                                 id: string;
                                 ticket: string;
                             } | null;
+                            private_token: boolean;
                             regenerations_left: number;
                             work: {
                                 bits: number;
@@ -6620,6 +7493,216 @@ export interface operations {
             };
         };
     };
+    "challenges-privateToken": {
+        parameters: {
+            query: {
+                sitekey: string;
+            };
+            header?: never;
+            path: {
+                challenge: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        attested: true;
+                    };
+                };
+            };
+            /** @description - `ERR_PRIVATE_TOKEN`: No valid Private Access Token for this challenge (missing, malformed, of an unknown issuer or another challenge, or already redeemed); `WWW-Authenticate` carries the challenges. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PRIVATE_TOKEN",
+                     *       "message": "No valid Private Access Token for this challenge (missing, malformed, of an unknown issuer or another challenge, or already redeemed); WWW-Authenticate carries the challenges.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_PRIVATE_TOKEN";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_ORIGIN_NOT_ALLOWED`: A browser route called without an Origin registered for the sitekey. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_ORIGIN_NOT_ALLOWED",
+                     *       "message": "A browser route called without an Origin registered for the sitekey.",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_ORIGIN_NOT_ALLOWED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
     "challenges-managedVerify": {
         parameters: {
             query?: never;
@@ -6635,7 +7718,13 @@ export interface operations {
                     env?: string;
                     solutions?: string;
                     telemetry?: {
+                        inner_height?: number;
+                        inner_width?: number;
                         interactions?: number;
+                        outer_height?: number;
+                        outer_width?: number;
+                        screen_height?: number;
+                        screen_width?: number;
                         time_on_page_ms?: number;
                         webdriver?: boolean | ("0" | "1" | "true" | "false");
                     };
@@ -6670,6 +7759,9 @@ export interface operations {
                             asset_url: string;
                             attempts_left: number;
                             challenge: string;
+                            env: {
+                                probe: components["schemas"]["__schema0"] | null;
+                            } | null;
                             expires_at: string;
                             /** @constant */
                             kind: "v1";
@@ -6680,6 +7772,7 @@ export interface operations {
                                 id: string;
                                 ticket: string;
                             } | null;
+                            private_token: boolean;
                             regenerations_left: number;
                             work: {
                                 bits: number;
@@ -6946,7 +8039,13 @@ export interface operations {
                     sitekey: string;
                     solutions?: string;
                     telemetry?: {
+                        inner_height?: number;
+                        inner_width?: number;
                         interactions?: number;
+                        outer_height?: number;
+                        outer_width?: number;
+                        screen_height?: number;
+                        screen_width?: number;
                         time_on_page_ms?: number;
                         webdriver?: boolean | ("0" | "1" | "true" | "false");
                     };
@@ -6977,6 +8076,7 @@ export interface operations {
                             };
                             expires_at: string;
                             id: string;
+                            private_token: boolean;
                             ticket: string;
                         };
                     };
@@ -7253,11 +8353,11 @@ export interface operations {
                         action?: string | null;
                         cdata?: string | null;
                         challenge_ts?: string;
-                        credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
                         /** @enum {string} */
                         kind?: "v1" | "v2" | "v3";
+                        reasons?: string[];
                         score?: number;
                         success: boolean;
                     };
@@ -7275,11 +8375,11 @@ export interface operations {
                         action?: string | null;
                         cdata?: string | null;
                         challenge_ts?: string;
-                        credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
                         /** @enum {string} */
                         kind?: "v1" | "v2" | "v3";
+                        reasons?: string[];
                         score?: number;
                         success: boolean;
                     };
@@ -7329,6 +8429,7 @@ export interface operations {
                         hostname?: string;
                         /** @enum {string} */
                         kind?: "v1" | "v2" | "v3";
+                        reasons?: string[];
                         score?: number;
                         success: boolean;
                     };
@@ -7351,6 +8452,7 @@ export interface operations {
                         hostname?: string;
                         /** @enum {string} */
                         kind?: "v1" | "v2" | "v3";
+                        reasons?: string[];
                         score?: number;
                         success: boolean;
                     };
@@ -7395,11 +8497,14 @@ export interface operations {
                         action?: string | null;
                         cdata?: string | null;
                         challenge_ts?: string;
-                        credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
                         /** @enum {string} */
                         kind?: "v1" | "v2" | "v3";
+                        metadata?: {
+                            reasons: string[];
+                        };
+                        reasons?: string[];
                         score?: number;
                         success: boolean;
                     };
@@ -7417,11 +8522,14 @@ export interface operations {
                         action?: string | null;
                         cdata?: string | null;
                         challenge_ts?: string;
-                        credit?: boolean;
                         "error-codes": string[];
                         hostname?: string;
                         /** @enum {string} */
                         kind?: "v1" | "v2" | "v3";
+                        metadata?: {
+                            reasons: string[];
+                        };
+                        reasons?: string[];
                         score?: number;
                         success: boolean;
                     };

@@ -21,6 +21,7 @@ const REASONS: Record<keyof View['refused'], string> = {
   expired: 'Expired',
   rate_limited: 'Rate-limited',
   remoteip_mismatch: 'Another network',
+  below_minimum: 'Below the minimum score',
 };
 
 const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);

@@ -1,9 +1,12 @@
 import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError } from '@trpc/client';
-import type { inferRouterOutputs } from '@trpc/server';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { TypedClientRouter } from '../routers/root.ts';
 
 /** What the service's procedures answer, as the typed client sees them. */
 export type Outputs = inferRouterOutputs<TypedClientRouter>;
+
+/** What the service's procedures take, as the typed client sees them. */
+export type Inputs = inferRouterInputs<TypedClientRouter>;
 
 /** The signed-in session, as GET /console/api/session answers it. */
 export interface Session {

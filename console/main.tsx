@@ -1,4 +1,4 @@
-// The console's entry point (bundled by widget/build.ts into console.js, served at /console).
+// The console's entry point (bundled by src/bundles.ts into console.js, served at /console).
 import { render } from 'preact';
 import { App } from './app.tsx';
 

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { confirmedWith, trpc, type Outputs } from './api.ts';
 import { withTypedKey } from './confirm-key.tsx';
 import { Analytics } from './analytics.tsx';
+import { GatewaySection } from './gateway.tsx';
 import { ConfirmButton, ErrorNotice, Notice, PageTitle, Secret, formatDate, useAction, useLoad } from './ui.tsx';
 import { navigate } from './router.ts';
 
@@ -135,6 +136,7 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
   const [level, setLevel] = useState<Level>(site.security_level);
   const [limit, setLimit] = useState(site.siteverify_per_minute === null ? '' : String(site.siteverify_per_minute));
   const [remoteip, setRemoteip] = useState<Site['remoteip_check']>(site.remoteip_check);
+  const [minScore, setMinScore] = useState(String(site.min_score));
   const [saved, setSaved] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const save = useAction(async (e: Event) => {
@@ -147,6 +149,7 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
       security_level: level,
       siteverifyPerMinute: limit.trim() === '' ? null : Number(limit),
       remoteip_check: remoteip,
+      min_score: Number(minScore),
     });
     setSaved(true);
     onChange();
@@ -199,6 +202,20 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
             <option value="off">Do not check</option>
           </select>
         </label>
+        <label>
+          Minimum score: siteverify refuses tokens below it, on every path (0.5 keeps out what a program without a
+          browser can earn; 0 lets every token through)
+          <input
+            type="number"
+            min={0}
+            max={1}
+            step={0.05}
+            required
+            inputMode="decimal"
+            value={minScore}
+            onInput={(e) => setMinScore(e.currentTarget.value)}
+          />
+        </label>
         <button type="submit" disabled={save.pending}>
           Save settings
         </button>
@@ -216,6 +233,7 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
       <ErrorNotice error={rotate.error} />
       {secret && <Secret label="New site secret" value={secret} />}
       <Snippets sitekey={site.sitekey} />
+      <GatewaySection sitekey={site.sitekey} />
       <h2>Delete</h2>
       <ConfirmButton
         label="Delete site"

@@ -13,12 +13,14 @@ import { widgetRouter } from './widget.ts';
 import { metricsMiddleware } from './metrics.ts';
 import { securityHeaders } from './security-headers.ts';
 import { consoleRouter } from './console.ts';
+import { gatewayPrefix, gatewayRouter } from './gateway.ts';
+import { Gateway } from '../src/gateway/gateway.ts';
 
 /**
  * The HTTP facade: knows HTTP, nothing of the domain. Order matters: request id and log
  * first, then the error choke point, then the routes. No MikroORM RequestContext: each
- * request's context forks an EntityManager on first use (koa-context.ts, MikroORM's
- * explicit `em.fork()`), so a route that touches no table pays for no fork.
+ * request's context holds its own fork of the EntityManager (koa-context.ts, MikroORM's
+ * explicit `em.fork()`).
  */
 export function createApp(
   services: Services,
@@ -33,23 +35,24 @@ export function createApp(
   const system = systemRouter(services, router);
   const pages = pagesRouter(services);
   const consolePages = consoleRouter(services);
+  // Each app is one instance: its own copy of the gateway's sites, refreshed through the store.
+  const gateway = new Gateway(services.config, services.stores, () => services.orm.em.fork());
+  const gatewayPages = gatewayRouter(services, gateway);
 
   app.use(requestLog(services.log));
   app.use(securityHeaders(services.config));
   app.use(errorHandler());
   app.use(metricsMiddleware(services));
-  // siteverify, the busiest, is matched among its own few routes (decision 0014); then the
-  // other REST routes, ahead of the routers none of whose paths is a REST path.
-  app.use(rest.secret.routes());
+  app.use(gatewayPrefix(gateway));
+  app.use(gatewayPages.routes());
   app.use(trpcMount(services, trpcRouter));
-  app.use(rest.others.routes());
+  app.use(rest.routes());
   app.use(system.routes());
   app.use(apiDocsRouter().routes());
   app.use(pages.routes());
   app.use(widgetRouter(services).routes());
   app.use(consolePages.routes());
-  app.use(rest.secret.allowedMethods());
-  app.use(rest.others.allowedMethods());
+  app.use(rest.allowedMethods());
   app.use(system.allowedMethods());
   app.use(pages.allowedMethods());
   app.use(consolePages.allowedMethods());

@@ -6,7 +6,7 @@ import { describeApiKey } from '../src/accounts/api-keys.ts';
 import { describeUser } from '../src/accounts/users.ts';
 import { closeSession, openSession, type OpenSession } from '../src/console/sessions.ts';
 import { clientKey } from '../src/net/client-key.ts';
-import { bundleNamed, type WidgetBundle } from '../widget/build.ts';
+import { bundleNamed, type WidgetBundle } from '../src/bundles.ts';
 import { bodyParser } from './body.ts';
 import { contextFromKoa } from './koa-context.ts';
 import { rateLimit } from './rate-limit.ts';

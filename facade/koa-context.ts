@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { ApiKey } from '../src/entities/api-key.entity.ts';
 import type { InnerContext, RequestInfo, Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
+import { routeLabel } from './metrics.ts';
 
 /**
  * What the facade's middlewares keep in `ctx.state` (Koa types it `any`): the request id and
@@ -21,34 +21,6 @@ interface FacadeState {
 /** `ctx.state`, typed as the facade's middlewares fill it. */
 export function facadeState(ctx: Context) {
   return ctx.state as FacadeState;
-}
-
-/** What a lazy EntityManager's proxy keeps: the ORM's root manager and, once used, its fork. */
-interface LazyFork {
-  root: EntityManager;
-  fork?: EntityManager;
-}
-
-const forkOf = (lazy: LazyFork): EntityManager => (lazy.fork ??= lazy.root.fork());
-
-/** One handler for every lazy EntityManager: a request then makes just its proxy and a small target. */
-const lazyForkHandler: ProxyHandler<LazyFork> = {
-  get(lazy, key) {
-    const fork = forkOf(lazy);
-    const value = (fork as unknown as Record<PropertyKey, unknown>)[key];
-    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(fork) : value;
-  },
-  has: (lazy, key) => key in forkOf(lazy),
-  getPrototypeOf: (lazy) => Object.getPrototypeOf(lazy.root) as object | null,
-};
-
-/**
- * An EntityManager that forks the ORM's on first use: a request that touches no table (a
- * siteverify answered from the site cache, a challenge for a cached site) pays for no fork
- * and no identity map. Every property read goes to the one fork, methods bound to it.
- */
-export function lazyEntityManager(root: EntityManager): EntityManager {
-  return new Proxy<LazyFork>({ root }, lazyForkHandler) as unknown as EntityManager;
 }
 
 /**
@@ -76,17 +48,15 @@ class KoaRequestInfo implements RequestInfo {
   constructor(
     private readonly koa: Context,
     readonly requestId: string,
-    private readonly rootLog: Logger,
   ) {}
-  /** The request's child logger (the request log makes it on first use), else the root one. */
-  get log(): Logger {
-    return facadeState(this.koa).log ?? this.rootLog;
-  }
   private header(name: string): string | undefined {
     return this.koa.get(name) || undefined;
   }
   get ip(): string {
     return this.koa.ip;
+  }
+  get route(): string {
+    return routeLabel(this.koa);
   }
   get baseUrl(): string {
     return `${this.koa.protocol}://${this.koa.host}`;
@@ -116,24 +86,9 @@ class KoaRequestInfo implements RequestInfo {
 }
 
 /**
- * The inner context's `log`, the request's child logger, made only if a procedure logs: an
- * own enumerable getter (so spreading a context copies it), one function shared by every
- * context. A getter written in the context's literal is a new function per request: each
- * context then gets a hidden class of its own, made in old space, which holds that request's
- * objects past every young-generation collection.
- */
-const requestLogProperty = {
-  get(this: { request: KoaRequestInfo }): Logger {
-    return this.request.log;
-  },
-  enumerable: true,
-  configurable: true,
-} as const satisfies PropertyDescriptor;
-
-/**
  * The facade's layer of the context: what procedures may know of the Koa request (read on
- * use) and the transport-neutral inner context around a lazily forked EntityManager (no
- * MikroORM RequestContext: nothing here reads the ORM's global context).
+ * use) and the transport-neutral inner context around the request's own fork of the
+ * EntityManager (no MikroORM RequestContext: nothing here reads the ORM's global context).
  */
 export function contextFromKoa(services: Services, ctx: Context): InnerContext {
   const state = facadeState(ctx);
@@ -143,25 +98,20 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
     if (state.apiKey) made.apiKey = state.apiKey;
     return made;
   }
-  // Listed one by one rather than spread: a literal of known shape is built from a template,
-  // where a spread is built key by key.
-  const fields = {
+  // The services by name: `services` may carry more (an opened instance's close, its database).
+  const inner: InnerContext = {
     config: services.config,
     orm: services.orm,
     stores: services.stores,
+    log: state.log ?? services.log,
     analyzer: services.analyzer,
     metrics: services.metrics,
     engineReference: services.engineReference,
     analytics: services.analytics,
     queue: services.queue,
-    em: lazyEntityManager(services.orm.em),
-    request: new KoaRequestInfo(ctx, state.requestId ?? 'internal', services.log),
+    em: services.orm.em.fork(),
+    request: new KoaRequestInfo(ctx, state.requestId ?? 'internal'),
   };
-  const inner: InnerContext = Object.defineProperty(
-    fields as typeof fields & { log: Logger },
-    'log',
-    requestLogProperty,
-  );
   if (state.apiKey) inner.apiKey = state.apiKey;
   state.inner = inner;
   return inner;

@@ -2,6 +2,9 @@ import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { errorCodes, type PublicErrorCode } from '../src/errors.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
+import { SITEVERIFY_PATHS } from './siteverify.ts';
+import type { Protocol } from '../src/captcha/protocols.ts';
+import { providerNamed } from '../shared/providers.ts';
 
 type Json = Record<string, unknown>;
 interface Operation {
@@ -109,12 +112,32 @@ function errorResponses(route: RouteEntry, limited: boolean): Record<string, Jso
   return out;
 }
 
+/** Turnstile's `metadata` object, where its shape puts the score's reasons. */
+const metadataSchema: Json = {
+  type: 'object',
+  properties: { reasons: { type: 'array', items: { type: 'string' } } },
+  required: ['reasons'],
+  additionalProperties: false,
+};
+
+/** The fields a provider's shape adds to our verdict (shared/providers.ts, src/captcha/protocols.ts). */
+function providerFields(protocol: Protocol): Json {
+  if (protocol === 'native') return {};
+  const { reasons, onSuccess } = providerNamed(protocol).answer;
+  return {
+    ...(reasons === 'metadata' ? { metadata: metadataSchema } : {}),
+    ...Object.fromEntries(Object.keys(onSuccess ?? {}).map((field) => [field, { type: 'boolean' }])),
+  };
+}
+
 /**
  * Siteverify speaks the Turnstile/reCAPTCHA protocol: every verdict, failures included, is
  * HTTP 200 with `success` and `error-codes`; only a rate-limited call is a 429 (with a verdict).
+ * `ok` is the procedure's own answer (our shape); a provider's path adds its fields.
  */
-function siteverifyResponses(ok: Json): Record<string, Json> {
-  const schema = (ok.content as Record<string, { schema: unknown }> | undefined)?.['application/json']?.schema;
+function siteverifyResponses(ok: Json, protocol: Protocol): Record<string, Json> {
+  const own = (ok.content as Record<string, { schema: Json }> | undefined)?.['application/json']?.schema ?? {};
+  const schema = { ...own, properties: { ...(own.properties as Json | undefined), ...providerFields(protocol) } };
   const content = { 'application/json': { schema } };
   return {
     '200': {
@@ -131,6 +154,27 @@ function siteverifyResponses(ok: Json): Record<string, Json> {
       content,
     },
   };
+}
+
+/**
+ * Siteverify's operation (documented by the procedure at its own path) at every path it is
+ * served at, each in that path's shape.
+ */
+function documentSiteverify(paths: Record<string, Record<string, Operation>>, table: RouteEntry[]): void {
+  const own = table.find((r) => r.protocol && !r.aliasOfPath);
+  const op = own && paths[own.path]?.post;
+  if (!op) return;
+  const ok = op.responses['200'] ?? { description: 'Successful response' };
+  for (const { path, protocol, summary, operation } of SITEVERIFY_PATHS) {
+    paths[path] = {
+      post: {
+        ...op,
+        operationId: `siteverify-${operation}`,
+        summary,
+        responses: siteverifyResponses(ok, protocol),
+      } as Operation,
+    };
+  }
 }
 
 /** The OpenAPI 3.1 document of every REST route, generated from procedure meta. */
@@ -150,7 +194,8 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl = '/'): OpenAPIO
   });
   const paths = (doc.paths ?? {}) as Record<string, Record<string, Operation>>;
   // Alias methods (PATCH beside PUT) document the same operation under their own method.
-  for (const route of buildRouteTable(router)) {
+  const table = buildRouteTable(router);
+  for (const route of table) {
     if (!route.aliasOf) continue;
     const item = paths[route.path];
     const op = item?.[route.aliasOf.toLowerCase()];
@@ -163,14 +208,12 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl = '/'): OpenAPIO
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   const components = { ...doc.components, schemas: { ...schemas, Error: errorSchema }, headers };
   doc.components = components as OpenAPIObject['components'];
-  for (const route of buildRouteTable(router)) {
+  documentSiteverify(paths, table);
+  for (const route of table) {
+    if (route.protocol) continue;
     const op = paths[route.path]?.[route.method.toLowerCase()];
     if (!op) continue;
     const ok = op.responses['200'] ?? { description: 'Successful response' };
-    if (route.meta.errorShape === 'siteverify') {
-      op.responses = siteverifyResponses(ok);
-      continue;
-    }
     const content = ok.content as Record<string, unknown> | undefined;
     if (route.meta.responseType && content?.['application/json']) {
       ok.content = { [route.meta.responseType]: content['application/json'] };

@@ -11,7 +11,7 @@ import { clientKey } from '../src/net/client-key.ts';
 import { rateLimit } from './rate-limit.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
 import { browserCors, preflight } from './browser-cors.ts';
-import { siteverifyShape } from './siteverify-shape.ts';
+import { siteverifyShape } from './siteverify.ts';
 import { procedureCaller } from './procedures.ts';
 
 /**
@@ -48,35 +48,25 @@ function assembleInput(ctx: Context, route: RouteEntry): unknown {
   return Array.isArray(body) ? body : { ...(hasBody ? {} : ctx.query), ...body, ...ctx.params };
 }
 
-/** The REST routes, in two routers (decision 0014). */
-export interface RestRouters {
-  /**
-   * The routes a site's server calls with its secret (siteverify, on every path): called as
-   * often as the sites' own forms are sent, and matched among these five alone.
-   */
-  secret: Router;
-  /** Every other REST route (the browser's challenge routes and their preflights, the API-key routes). */
-  others: Router;
-}
-
 /**
  * Mounts every REST route of the router. Per route: authentication for its auth kind,
  * its rate limit, body parsing (JSON or form, where the method has a body), then the
- * procedure through an in-process caller (or its `restCall`, decision 0013). The status of
- * success comes from meta.
+ * procedure through tRPC's in-process caller. The status of success comes from meta; a
+ * siteverify route shapes its verdict for its path (siteverify.ts).
  */
-export function restRoutes(services: Services, router: AnyRouter): RestRouters {
-  const routers: RestRouters = { secret: new Router(), others: new Router() };
+export function restRoutes(services: Services, router: AnyRouter): Router {
+  const routes = new Router();
   const gate = apiKeyGate(services);
   const parseBody = bodyParser(services.config.BODY_LIMIT_BYTES);
 
   const table = buildRouteTable(router);
   for (const route of table) {
+    const call = procedureCaller(router, route.procedurePath);
     const chain: Middleware[] = [];
-    if (route.meta.errorShape === 'siteverify') chain.push(siteverifyShape(services.metrics));
+    if (route.protocol) chain.push(siteverifyShape(route.protocol, services.metrics));
     if (route.meta.auth === 'origin') chain.push(browserCors());
     if (route.meta.auth === 'apiKey') chain.push(gate);
-    if (route.meta.rateLimit && !route.meta.rateLimit.perSite) {
+    if (route.meta.rateLimit) {
       chain.push(
         rateLimit(services.stores, {
           name: `${route.method}:${route.path}`,
@@ -90,15 +80,14 @@ export function restRoutes(services: Services, router: AnyRouter): RestRouters {
       );
     }
     if (methodHasBody(route.method)) chain.push(fieldsInBodyOnly, parseBody);
-    const call = route.meta.restCall ?? procedureCaller(router, route.procedurePath);
     const send = (ctx: Context, result: unknown) => {
       ctx.status = route.meta.successStatus ?? 200;
       if (route.meta.responseType) {
         ctx.type = route.meta.responseType;
         ctx.set('Cache-Control', 'no-store');
       }
-      if (route.meta.errorShape === 'siteverify') {
-        // A verdict, left an object for siteverifyShape to count; Koa sends it as JSON.
+      if (route.protocol) {
+        // A verdict, left an object for siteverifyShape to shape and count; Koa sends it as JSON.
         ctx.body = result;
       } else if (result && typeof result === 'object' && !Buffer.isBuffer(result)) {
         // Same JSON as Koa would send; stored JSON (RawJson) goes through as it is.
@@ -111,7 +100,7 @@ export function restRoutes(services: Services, router: AnyRouter): RestRouters {
     chain.push((ctx) =>
       call(contextFromKoa(services, ctx), assembleInput(ctx, route)).then((result) => send(ctx, result)),
     );
-    (route.meta.auth === 'secret' ? routers.secret : routers.others).register(route.routerPath, [route.method], chain);
+    routes.register(route.routerPath, [route.method], chain);
   }
   // Preflights for the browser routes, one per path with all of its methods.
   const browserPaths = new Map<string, string[]>();
@@ -119,6 +108,6 @@ export function restRoutes(services: Services, router: AnyRouter): RestRouters {
     if (route.meta.auth !== 'origin') continue;
     browserPaths.set(route.routerPath, [...(browserPaths.get(route.routerPath) ?? []), route.method]);
   }
-  for (const [path, methods] of browserPaths) routers.others.register(path, ['OPTIONS'], [preflight(methods)]);
-  return routers;
+  for (const [path, methods] of browserPaths) routes.register(path, ['OPTIONS'], [preflight(methods)]);
+  return routes;
 }

@@ -2,6 +2,8 @@ import type { AnyRouter } from '@trpc/server';
 import { forEachOpenApiProcedure, getInputOutputParsers, type OpenApiProcedureRecord } from 'trpc-to-openapi';
 import type { Meta } from '../routers/trpc.ts';
 import { procedureRecord } from './procedures.ts';
+import { SITEVERIFY_PATHS, SITEVERIFY_PROCEDURE } from './siteverify.ts';
+import type { Protocol } from '../src/captcha/protocols.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -19,11 +21,16 @@ export interface RouteEntry {
   voidInput: boolean;
   /** Set on the extra entries of `meta.aliasMethods`: the method documented under `openapi`. */
   aliasOf?: HttpMethod;
+  /** Set on siteverify's routes: the shape its answers take at this path (siteverify.ts). */
+  protocol?: Protocol;
+  /** Set on siteverify's routes but one: the path the procedure's own meta documents. */
+  aliasOfPath?: string;
 }
 
 /**
- * Every procedure with `openapi` meta becomes a route. The REST surface, the OpenAPI
- * document and /trpc therefore come from one router and cannot drift apart.
+ * Every procedure with `openapi` meta becomes a route; siteverify's becomes one per path it is
+ * served at (siteverify.ts). The REST surface, the OpenAPI document and /trpc therefore come
+ * from one router and cannot drift apart.
  */
 export function buildRouteTable(router: AnyRouter): RouteEntry[] {
   const table: RouteEntry[] = [];
@@ -42,6 +49,13 @@ export function buildRouteTable(router: AnyRouter): RouteEntry[] {
       meta,
       voidInput,
     };
+    if (procedurePath === SITEVERIFY_PROCEDURE) {
+      for (const { path, protocol } of SITEVERIFY_PATHS) {
+        const own = path === entry.path;
+        table.push({ ...entry, path, routerPath: path, protocol, ...(own ? {} : { aliasOfPath: entry.path }) });
+      }
+      return;
+    }
     table.push(entry);
     for (const method of meta.aliasMethods ?? []) table.push({ ...entry, method, aliasOf: entry.method });
   });

@@ -3,16 +3,10 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
-import { bundleNamed, type WidgetBundle } from '../widget/build.ts';
-import { COMPAT_SCRIPTS } from '../widget/compat/scripts.ts';
+import { bundleNamed, PROBE_FONT_PATH, probeFontBytes, type WidgetBundle } from '../src/bundles.ts';
+import { PROVIDERS, providerBundle, providerNamed } from '../shared/providers.ts';
 import { demoSiteFor, LOOPBACK_ORIGIN } from '../src/demo/site.ts';
-import {
-  isDemoMode,
-  renderDemoLimitPage,
-  renderDemoPage,
-  renderNoDemoPage,
-  renderVerdictPage,
-} from '../src/demo/page.ts';
+import { isDemoMode, renderDemoLimitPage, renderDemoPage, renderNoDemoPage, renderVerdictPage } from '../views/demo.ts';
 import { DEMO_VERIFY_LIMIT, verifyDemoToken } from '../src/demo/verify.ts';
 import { bodyParser } from './body.ts';
 import { rateLimit } from './rate-limit.ts';
@@ -52,6 +46,17 @@ function serveScript(ctx: Context, b: WidgetBundle): void {
   ctx.body = gzip ? b.gzip : b.code;
 }
 
+const probeFont = probeFontBytes();
+
+/** The environment proof's font (widget/env-probes.ts fetches it): cached for a day, any page may fetch it. */
+function serveProbeFont(ctx: Context): void {
+  ctx.set('Cache-Control', 'public, max-age=86400, stale-while-revalidate=604800');
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+  ctx.type = 'font/otf';
+  ctx.body = probeFont;
+}
+
 /** The same origin under the other loopback name, so the demo embeds the widget cross-origin. */
 function otherLoopback(origin: string): string {
   const url = new URL(origin);
@@ -60,10 +65,10 @@ function otherLoopback(origin: string): string {
 }
 
 /**
- * GET /widget.js (the bundled browser widget), the compatibility scripts, GET /demo and
- * POST /demo/verify.
+ * GET /widget.js (the bundled browser widget), the compatibility scripts, the environment
+ * proof's font, GET /demo and POST /demo/verify.
  *
- * widget.js: built once at start (widget/build.ts), gzip when accepted, an ETag per
+ * widget.js: built once at start (src/bundles.ts), gzip when accepted, an ETag per
  * encoding; cached for a day (`?v=<version>`, as the demo uses it, for a year, immutable).
  * Any page may load it (CORS and CORP open).
  */
@@ -84,12 +89,14 @@ export function widgetRouter(services: Services): Router {
   const served = [
     { bundle: 'widget.js', paths: ['/widget.js'] },
     { bundle: 'widget-worker.js', paths: ['/widget-worker.js'] },
-    ...COMPAT_SCRIPTS,
+    ...PROVIDERS.map((p) => ({ bundle: providerBundle(p), paths: p.scripts })),
   ];
   for (const script of served) {
     bundleNamed(script.bundle).catch((err) => services.log.error({ err }, `building ${script.paths[0]} failed`));
     for (const path of script.paths) r.get(path, async (ctx) => serveScript(ctx, await bundle(script.bundle)));
   }
+
+  r.get(PROBE_FONT_PATH, serveProbeFont);
 
   r.get('/demo', async (ctx) => {
     const nonce = randomBytes(16).toString('base64');
@@ -155,7 +162,7 @@ export function widgetRouter(services: Services): Router {
       const mode = isDemoMode(body.mode) ? body.mode : 'managed';
       const verdict = await verifyDemoToken(services, services.orm.em.fork(), {
         secret: demo.secret,
-        response: text(body['ac-response']) || text(body['cf-turnstile-response']),
+        response: text(body['ac-response']) || text(body[providerNamed('turnstile').responseField]),
         remoteip: ctx.ip,
         sitekey: demo.sitekey,
       });

@@ -17,6 +17,9 @@ import { Migration20261126120000 } from './Migration20261126120000.ts';
 import { Migration20261126130000 } from './Migration20261126130000.ts';
 import { Migration20261127010000 } from './Migration20261127010000.ts';
 import { Migration20261128010000 } from './Migration20261128010000.ts';
+import { Migration20261128120000 } from './Migration20261128120000.ts';
+import { Migration20261128140000 } from './Migration20261128140000.ts';
+import { Migration20261128160000 } from './Migration20261128160000.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121101430', class: Migration20261121101430 },
@@ -37,4 +40,7 @@ export const migrationsList = [
   { name: 'Migration20261126130000', class: Migration20261126130000 },
   { name: 'Migration20261127010000', class: Migration20261127010000 },
   { name: 'Migration20261128010000', class: Migration20261128010000 },
+  { name: 'Migration20261128120000', class: Migration20261128120000 },
+  { name: 'Migration20261128140000', class: Migration20261128140000 },
+  { name: 'Migration20261128160000', class: Migration20261128160000 },
 ];

@@ -18,4 +18,7 @@ export const migrationNames = [
   'Migration20261126130000',
   'Migration20261127010000',
   'Migration20261128010000',
+  'Migration20261128120000',
+  'Migration20261128140000',
+  'Migration20261128160000',
 ];

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Compiles WebAssembly text to its binary with wabt (the WebAssembly Binary Toolkit, built to
- * JavaScript): at bundle time for the widget (widget/build.ts) and in Node for the server's
+ * JavaScript): at bundle time for the widget (src/bundles.ts) and in Node for the server's
  * check of proofs, tests and benchmarks. Node-only, unlike walk.ts.
  */
 export const WALK_WAT = fileURLToPath(new URL('./walk.wat', import.meta.url));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiKeyProcedure, router } from './trpc.ts';
-import { oneOf, pageNumber, paginated, perPage } from './schemas.ts';
+import { gatewayReportOutput, oneOf, pageNumber, paginated, perPage } from './schemas.ts';
 import {
   cancelOrDelete,
   createAudit,
@@ -39,6 +39,11 @@ const summary = z
         description:
           'The accessibility category over the run’s rendered pages (audit `render`): mean score, rules failing on the most pages; `needs_rendering` when no page was rendered.',
       }),
+    /** Present when the audited host is protected by a gateway site of the same account. */
+    gateway: gatewayReportOutput.optional().meta({
+      description:
+        'What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it.',
+    }),
   })
   .nullable();
 const audit = z.object({

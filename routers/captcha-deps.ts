@@ -1,4 +1,5 @@
 import type { CaptchaDeps, BrowserRequest } from '../src/captcha/context.ts';
+import type { PrivateTokenConfig } from '../src/captcha/private-token.ts';
 import type { InnerContext } from './context.ts';
 
 /** What the challenge flows' dependencies are made of: a procedure's context, or the services and an EntityManager. */
@@ -15,6 +16,7 @@ export function captchaDeps(ctx: CaptchaSources): CaptchaDeps {
     testKeys: ctx.config.TEST_KEYS === 'on',
     reference: ctx.engineReference,
     events: ctx.analytics,
+    privateTokens: ctx.config.PAT_ISSUERS.length > 0,
   };
 }
 
@@ -27,4 +29,10 @@ export function browserRequest(ctx: InnerContext): BrowserRequest {
   const r = ctx.request;
   const origin = r.origin ?? (r.secFetchSite === 'same-origin' ? r.baseUrl : undefined);
   return { origin, ip: r.ip, userAgent: r.userAgent, acceptLanguage: r.acceptLanguage, referer: r.referer };
+}
+
+/** The Private Access Token challenges' configuration: PAT_ISSUERS, and PUBLIC_URL's host as origin_info. */
+export function privateTokenConfig(ctx: Pick<InnerContext, 'config'>): PrivateTokenConfig {
+  const { PAT_ISSUERS, PUBLIC_URL } = ctx.config;
+  return { issuers: PAT_ISSUERS, originHost: PUBLIC_URL ? new URL(PUBLIC_URL).host : undefined };
 }

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { originProcedure, router } from './trpc.ts';
-import { browserRequest, captchaDeps } from './captcha-deps.ts';
+import { browserRequest, captchaDeps, privateTokenConfig } from './captcha-deps.ts';
 import { admit } from '../src/captcha/context.ts';
 import { createV1, regenerateV1, renderV1Asset, verifyV1 } from '../src/captcha/v1.ts';
 import { issueScoreToken, startManaged, verifyManaged } from '../src/captcha/managed.ts';
+import { attestChallenge } from '../src/captcha/private-token.ts';
 import {
   action,
   cdata,
@@ -82,6 +83,7 @@ export const challengesRouter = router({
           .union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')])
           .optional(),
         ...proofFields,
+        telemetry,
       }),
     )
     .output(v1Verdict)
@@ -133,6 +135,29 @@ export const challengesRouter = router({
     .input(z.object({ challenge: challengeId, ...proofFields, telemetry }))
     .output(powVerdict)
     .mutation(({ ctx, input }) => verifyManaged(captchaDeps(ctx), input.challenge, input, browserRequest(ctx))),
+
+  /**
+   * A Private Access Token for a challenge (RFC 9577): 401 with the `WWW-Authenticate`
+   * challenges until a valid token comes in `Authorization`, then the challenge is marked
+   * attested. 404 when PAT_ISSUERS is empty.
+   */
+  privateToken: originProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v2/challenges/{challenge}/private-token',
+        summary: 'Attest a challenge with a Private Access Token (401 with the token challenges until one is sent)',
+        tags: ['challenges'],
+        protect: false,
+      },
+      rateLimit: perMinute(60),
+      errorCodes: ['ERR_PRIVATE_TOKEN', 'ERR_NOT_FOUND'],
+    })
+    .input(z.object({ challenge: challengeId, sitekey }))
+    .output(z.object({ attested: z.literal(true) }))
+    .query(({ ctx, input }) =>
+      attestChallenge(captchaDeps(ctx), privateTokenConfig(ctx), input, ctx.request.authorization, browserRequest(ctx)),
+    ),
 
   /** v3: an opaque score token; the score is revealed only by siteverify. */
   score: originProcedure

@@ -9,6 +9,11 @@ export type { Services };
 export interface RequestInfo {
   requestId: string;
   ip: string;
+  /**
+   * The route that answered, as its pattern (`/api/v1/siteverify`, `/trpc` for every tRPC
+   * call), never the raw path: limits counted per route key on it.
+   */
+  route: string;
   /** scheme://host of the request, for absolute links in responses. */
   baseUrl?: string;
   authorization?: string;

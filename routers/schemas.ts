@@ -56,3 +56,19 @@ export function paginated<T extends z.ZodType>(item: T) {
 export function deleted(object: string, id: z.ZodType) {
   return z.object({ id, object: z.literal(object), deleted: z.literal(true), status: okStatus });
 }
+
+/**
+ * What each kind of visitor gets from a site's gateway rules (src/gateway/simulate.ts), as the
+ * gateway report and a site audit of a protected host both answer it.
+ */
+export const gatewayReportOutput = z.object({
+  passed: z.boolean(),
+  checks: z.array(
+    z.object({
+      persona: z.string(),
+      outcome: z.enum(['pass', 'challenge', 'refuse', 'deny']),
+      rule: z.string(),
+      ok: z.boolean(),
+    }),
+  ),
+});

@@ -17,10 +17,17 @@ const sitekey = z.string().min(1).max(64);
 const securityLevel = z.enum(['low', 'default', 'high']);
 /** An explicit floor on the work: at least 2^n expected hashes per token (16..30). */
 const minWorkBits = z.number().int().min(16).max(30).nullable();
-/** Siteverify calls a minute per client address; null: the spec's 120 (issue 14). */
+/** Siteverify calls a minute per client address; null: the spec's 120. */
 const siteverifyPerMinute = z.number().int().min(1).max(MAX_SITEVERIFY_PER_MINUTE).nullable().optional();
 /** What siteverify does with a `remoteip` on another network than the solver's (docs/challenges.md). */
 const remoteipCheck = z.enum(REMOTEIP_CHECKS).optional();
+/** Siteverify refuses tokens scoring below this, on every path; hundredths, 0 to 1 (docs/challenges.md, "Scores"). */
+const minScore = z
+  .number()
+  .min(0)
+  .max(1)
+  .refine((v) => Number.isInteger(Math.round(v * 1e6) / 1e4), { error: 'The minimum score has at most two decimals.' })
+  .optional();
 
 /** Site management for typed clients on /trpc (and the CLI); not part of the REST surface. */
 export const sitesRouter = router({
@@ -35,6 +42,7 @@ export const sitesRouter = router({
         min_work_bits: minWorkBits.optional(),
         siteverifyPerMinute,
         remoteip_check: remoteipCheck,
+        min_score: minScore,
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -52,6 +60,7 @@ export const sitesRouter = router({
         min_work_bits: minWorkBits.optional(),
         siteverifyPerMinute,
         remoteip_check: remoteipCheck,
+        min_score: minScore,
       }),
     )
     .mutation(async ({ ctx, input }) => ({

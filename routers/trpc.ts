@@ -1,5 +1,4 @@
 import { initTRPC, TRPCError } from '@trpc/server';
-import type { z } from 'zod';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { AppError, type ErrorKind, type PublicErrorCode } from '../src/errors.ts';
@@ -8,14 +7,12 @@ import { rejectNulCharacters } from '../src/input/guards.ts';
 import type { InnerContext } from './context.ts';
 
 /** How a caller proves who it is. The facade reads this to pick its checks. */
-export type AuthKind = 'public' | 'apiKey' | 'origin' | 'secret';
+export type AuthKind = 'public' | 'apiKey' | 'origin';
 
 /** Per-route rate limit: `max` requests per `windowMs`, counted per client (see facade). */
 export interface RateLimitMeta {
   max: number;
   windowMs: number;
-  /** Counted by the procedure itself, per site and address (siteverify); the facade skips it. */
-  perSite?: boolean;
 }
 
 export type Meta = OpenApiMeta<{
@@ -35,22 +32,12 @@ export type Meta = OpenApiMeta<{
    * a Bearer key are not affected.
    */
   credential?: boolean;
-  /** Failures answered in the siteverify protocol's shape instead of `{code, message, status}`. */
-  errorShape?: 'siteverify';
   /**
    * Codes this route may answer beyond those its auth kind, limit and input imply (the
    * OpenAPI document lists them under their statuses; facade/openapi.ts).
    */
   errorCodes?: PublicErrorCode[];
-  /**
-   * What the REST facade calls instead of tRPC's caller (decision 0013; made by
-   * {@link restCallOf}). Only siteverify has one.
-   */
-  restCall?: RestCall;
 }>;
-
-/** A REST route's call of a procedure: the request's inner context and its raw input, to the answer. */
-export type RestCall = (ctx: InnerContext, rawInput: unknown) => Promise<unknown>;
 
 const trpcCodeOf: Record<ErrorKind, TRPC_ERROR_CODE_KEY> = {
   BAD_REQUEST: 'BAD_REQUEST',
@@ -101,47 +88,20 @@ export const createCallerFactory = t.createCallerFactory;
  * Every procedure's first and only shared step: refuses input no procedure can store or mean
  * anything by (NUL characters; REST and /trpc alike), then turns an AppError thrown anywhere
  * below into a TRPCError with the matching code, so /trpc answers with the right HTTP status;
- * the AppError stays as `cause` for the REST facade. One middleware rather than two: each step
- * of tRPC's chain copies the call's options twice, which costs more than either check.
+ * the AppError stays as `cause` for the REST facade.
  */
-const guardAndMapErrors = t.middleware(({ getRawInput, next }) =>
-  // `then`, not an async function: a promise less on every call.
-  getRawInput()
-    .then((input) => {
-      rejectNulCharacters(input);
-      return next();
-    })
-    .then(
-      (result) => {
-        if (!result.ok && result.error.cause instanceof AppError) throw asTRPCError(result.error.cause);
-        return result;
-      },
-      (err: unknown) => {
-        throw err instanceof AppError ? asTRPCError(err) : err;
-      },
-    ),
-);
+const guardAndMapErrors = t.middleware(async ({ getRawInput, next }) => {
+  try {
+    rejectNulCharacters(await getRawInput());
+    const result = await next();
+    if (!result.ok && result.error.cause instanceof AppError) throw asTRPCError(result.error.cause);
+    return result;
+  } catch (err) {
+    throw err instanceof AppError ? asTRPCError(err) : err;
+  }
+});
 
 const base = t.procedure.use(guardAndMapErrors);
-
-/**
- * A procedure's input schema and resolver as one {@link RestCall}, for the REST facade to call
- * without tRPC's caller (decision 0013): the same NUL guard, the same parse (failing with the
- * TRPCError tRPC's input step throws) and the same resolver, none of tRPC's per-call steps.
- * The answer is not passed through the output parser; test/facade/output-validation.test.ts
- * holds it to the procedure's output schema, undeclared fields included.
- */
-export function restCallOf<S extends z.ZodType>(
-  input: S,
-  resolve: (ctx: InnerContext, input: z.output<S>) => Promise<unknown>,
-): RestCall {
-  return (ctx, rawInput) => {
-    rejectNulCharacters(rawInput);
-    const parsed = input.safeParse(rawInput);
-    if (!parsed.success) return Promise.reject(new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error }));
-    return resolve(ctx, parsed.data);
-  };
-}
 
 /** No credentials. */
 export const publicProcedure = base.meta({ auth: 'public' });
@@ -157,6 +117,3 @@ export const apiKeyProcedure = base.meta({ auth: 'apiKey' }).use(async ({ ctx, n
  * from its input, so each origin procedure calls the site check itself (src/captcha).
  */
 export const originProcedure = base.meta({ auth: 'origin' });
-
-/** Server-to-server routes that carry a site secret in their body (siteverify). */
-export const secretProcedure = base.meta({ auth: 'secret' });

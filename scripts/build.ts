@@ -1,5 +1,5 @@
 // `npm run build`: compiles the service to dist/ with tsc (tsconfig.build.json) and builds
-// every browser bundle that widget/build.ts lists into dist/public/, and the proof of work's
+// every browser bundle that src/bundles.ts lists into dist/public/, and the proof of work's
 // WebAssembly into dist/pow/walk.wasm, so `npm start` runs plain JavaScript with no
 // transpiler, bundler or WebAssembly text compiler in the serving process.
 //   npx tsx scripts/build.ts [--out-dir DIR]   (default dist)
@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WIDGET_ENTRIES, buildWidgetEntry } from '../widget/build.ts';
+import { WIDGET_ENTRIES, buildWidgetEntry } from '../src/bundles.ts';
 import { compileWat, WALK_WAT } from '../pow/compile.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -34,6 +34,7 @@ Commands:
                                            siteverify limit (calls a minute per address; default 120)
   site:create / site:update also take [--security-level low|default|high] [--min-work-bits N|none]:
                                            the proof of work every token costs (docs/challenges.md, "Security levels")
+                                           and [--min-score 0..1]: siteverify refuses tokens scoring below it (default 0.5)
   site:rotate SITEKEY --user ID|EMAIL      new secret (printed once); the old one stops working
   site:delete SITEKEY --user ID|EMAIL      delete a site
 
@@ -41,7 +42,7 @@ On the embedded database (no DATABASE_URL) the CLI refuses to run while the serv
 running on the same DATA_DIR (exit code 75); stop the service first, or use the HTTP API.`;
 
 const SECURITY_USAGE =
-  '--security-level takes low, default or high; --min-work-bits a whole number from 16 to 30, or none';
+  '--security-level takes low, default or high; --min-work-bits a whole number from 16 to 30, or none; --min-score a number from 0 to 1 with at most two decimals';
 
 /** --security-level and --min-work-bits as site settings; null when either is malformed. */
 function securitySettings(flags: Record<string, string | undefined>): SecuritySettings | null {
@@ -56,6 +57,11 @@ function securitySettings(flags: Record<string, string | undefined>): SecuritySe
     if (bits === 'none') out.min_work_bits = null;
     else if (/^\d+$/.test(bits) && Number(bits) >= 16 && Number(bits) <= 30) out.min_work_bits = Number(bits);
     else return null;
+  }
+  const minScore = flags['min-score'];
+  if (minScore !== undefined) {
+    if (!/^(0(\.\d{1,2})?|1(\.0{1,2})?)$/.test(minScore)) return null;
+    out.min_score = Number(minScore);
   }
   return out;
 }
@@ -202,6 +208,7 @@ export async function runCli(argv: string[]): Promise<number> {
         'siteverify-per-minute': { type: 'string' },
         'security-level': { type: 'string' },
         'min-work-bits': { type: 'string' },
+        'min-score': { type: 'string' },
       },
       allowPositionals: true,
     });

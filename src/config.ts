@@ -3,6 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './stores/redis-watchdog.ts';
+import { parsePatIssuers, type PatIssuer } from './captcha/pat-issuers.ts';
+import { parseCidrList, type Cidr } from './gateway/networks.ts';
 
 /** Thrown when the environment holds a bad value; `message` is one line naming the variable. */
 export class ConfigError extends Error {
@@ -27,6 +29,18 @@ const jsonObject = z.string().transform((text, ctx) => {
   ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
   return z.NEVER;
 });
+
+/** Name servers, comma-separated `host` or `host:port`; unset: the system's (resolv.conf). */
+const nameServers = z
+  .string()
+  .max(1024)
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .optional();
 
 /** `v` without trailing slashes (a loop: a regex here could backtrack on long input). */
 function withoutTrailingSlashes(v: string): string {
@@ -91,16 +105,7 @@ const envSchema = z.object({
    * Name servers the analyzer asks (comma-separated `host` or `host:port`); unset: the
    * system's (resolv.conf). Queries go through c-ares, never libuv's thread pool.
    */
-  ANALYZER_DNS_SERVERS: z
-    .string()
-    .max(1024)
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .optional(),
+  ANALYZER_DNS_SERVERS: nameServers,
   /** Time one DNS query waits for an answer before it is tried again, ms. */
   ANALYZER_DNS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(2_000),
   /** Tries per name server. */
@@ -173,6 +178,22 @@ const envSchema = z.object({
    * challenges without one (tokens then score at most 0.1 and v2 shows the image).
    */
   CAPTCHA_ENGINE: z.enum(['auto', 'never']).default('auto'),
+  /**
+   * Private Access Token issuers trusted for the attestation route (src/captcha/private-token.ts):
+   * `issuer-name=<base64url token-key>`, comma-separated. Unset: no Private Access Tokens.
+   */
+  PAT_ISSUERS: z
+    .string()
+    .max(16_384)
+    .transform((text, ctx): PatIssuer[] => {
+      try {
+        return parsePatIssuers(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    })
+    .default([]),
   /** Only read to warn about test keys left on in production. */
   NODE_ENV: z.string().max(64).optional(),
   /** Password tries on one share page from one address (its /64 for IPv6) per 15 minutes. */
@@ -245,6 +266,28 @@ const envSchema = z.object({
   WEBHOOK_KEY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Deliveries in a row that failed every attempt before their webhook is disabled. */
   WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(10_000).default(20),
+  /**
+   * Gateway mode (docs/gateway.md): the addresses (comma-separated CIDR blocks) whose
+   * X-Forwarded-* and X-Original-* headers the forward-auth endpoint and the `/.auditcaptcha/`
+   * pages believe; from any other peer they are ignored. Default: loopback.
+   */
+  GATEWAY_TRUSTED_PROXIES: z
+    .string()
+    .max(4096)
+    .default('127.0.0.0/8,::1/128')
+    .transform((text, ctx): Cidr[] => {
+      const parsed = parseCidrList(text);
+      if ('blocks' in parsed) return parsed.blocks;
+      ctx.addIssue({ code: 'custom', message: `"${parsed.bad.slice(0, 60)}" is not an address or CIDR block` });
+      return z.NEVER;
+    }),
+  /**
+   * Name servers the gateway asks to verify search crawlers by reverse and forward DNS
+   * (comma-separated `host` or `host:port`); unset: the system's.
+   */
+  GATEWAY_DNS_SERVERS: nameServers,
+  /** Time one gateway DNS query waits for an answer, ms. */
+  GATEWAY_DNS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1_500),
   /** Google Safe Browsing API key: enables the `gsb` check. Unset: the check is left out. */
   GSB_API_KEY: z.string().min(1).max(512).optional(),
   /** Safe Browsing API base URL (tests point it at a local fake). */

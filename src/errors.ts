@@ -36,6 +36,11 @@ export const errorCodes = {
     status: 401,
     description: 'The console session is missing, expired, or its API key was revoked: sign in again.',
   },
+  ERR_PRIVATE_TOKEN: {
+    status: 401,
+    description:
+      'No valid Private Access Token for this challenge (missing, malformed, of an unknown issuer or another challenge, or already redeemed); `WWW-Authenticate` carries the challenges.',
+  },
   ERR_FORBIDDEN: { status: 403, description: 'The caller may not do this.' },
   ERR_CSRF: {
     status: 403,

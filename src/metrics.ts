@@ -21,6 +21,11 @@ export interface Metrics {
   observeAnalysis(outcome: string, seconds: number): void;
   /** One failed call to a store (Redis unreachable, timed out, ...). */
   countStoreError(store: StoreName): void;
+  /**
+   * One gateway forward-auth decision, by outcome (pass, challenge, refuse, deny, unknown) and
+   * the rule that decided (the site owner's rule names, `clearance`, `default`, `score`).
+   */
+  countGatewayCheck(outcome: string, rule: string): void;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
@@ -66,6 +71,14 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     registers,
   });
 
+  const gatewayChecks = new Counter({
+    name: 'gateway_checks_total',
+    help: 'Gateway forward-auth decisions, by outcome and deciding rule.',
+    labelNames: ['outcome', 'rule'] as const,
+    registers,
+  });
+  const gatewaySeries = new Map<string, { inc(): void }>();
+
   // prom-client hashes a label object on every call; the label sets are few (route patterns,
   // statuses, verdict codes), so each one's bound child is kept and reused.
   const requestSeries = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
@@ -99,6 +112,14 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     },
     countStoreError(store) {
       storeErrors.inc({ store });
+    },
+    countGatewayCheck(outcome, rule) {
+      const key = `${outcome} ${rule}`;
+      let series = gatewaySeries.get(key);
+      // Past 1000 series (rule names are the site owners'), further rules count as `other`.
+      if (!series && gatewaySeries.size >= 1000) return gatewayChecks.inc({ outcome, rule: 'other' });
+      if (!series) gatewaySeries.set(key, (series = gatewayChecks.labels({ outcome, rule: rule.slice(0, 100) })));
+      series.inc();
     },
   };
 }

@@ -2,11 +2,11 @@
  * JSON text passed through a response without being parsed and serialised again: a list of
  * stored reports sends each report's stored `results` as PostgreSQL returns it. Anything that
  * serialises a RawJson with plain JSON.stringify (tRPC, logs) still gets the right value, by
- * parsing it; {@link stringifyWithRaw} splices the text in as it is.
+ * parsing it; {@link encodeWithRaw} splices the text in as it is.
  */
 import { randomBytes } from 'node:crypto';
 
-/** Placeholders of the stringifyWithRaw call under way (it is synchronous, so one at a time). */
+/** Placeholders of the encodeWithRaw call under way (it is synchronous, so one at a time). */
 let collecting: { raws: string[]; nonce?: string } | undefined;
 
 export class RawJson {
@@ -49,14 +49,9 @@ function piecesWithRaw(value: unknown): string[] {
   return pieces;
 }
 
-/** JSON.stringify(value), with every RawJson inside written as its text, unparsed. */
-export function stringifyWithRaw(value: unknown): string {
-  return piecesWithRaw(value).join('');
-}
-
 /**
- * The JSON of {@link stringifyWithRaw} as a response body: the string itself when `value`
- * holds no RawJson, else its UTF-8 bytes, each piece encoded once into one buffer, rather than
+ * JSON.stringify(value), with every RawJson inside written as its text, unparsed, as a
+ * response body: the string itself when `value` holds no RawJson, else its UTF-8 bytes, each piece encoded once into one buffer, rather than
  * a rope of pieces the HTTP layer would flatten to measure and encode again to write
  * (docs/decisions/0006-raw-json-results.md).
  */

@@ -83,7 +83,7 @@ describe('npm run build, then the compiled start', () => {
       encoding: 'utf8',
     });
     expect(built.status, built.stderr + built.stdout).toBe(0);
-    // Every bundle widget/build.ts lists was built ahead.
+    // Every bundle src/bundles.ts lists was built ahead.
     expect(readdirSync(path.join(out, 'public'))).toContain('widget.js');
     productionModules(path.join(work, 'node_modules'));
 

@@ -69,8 +69,11 @@ describe('npm run cli', () => {
       'high',
       '--min-work-bits',
       '24',
+      '--min-score',
+      '0.7',
     );
-    expect(JSON.parse(stricter.out[0])).toMatchObject({ security_level: 'high', min_work_bits: 24 });
+    expect(JSON.parse(stricter.out[0])).toMatchObject({ security_level: 'high', min_work_bits: 24, min_score: 0.7 });
+    expect((await cli('site:update', sitekey, '--user', 'ada@example.com', '--min-score', '0.333')).code).toBe(2);
     expect((await cli('site:update', sitekey, '--user', 'ada@example.com', '--security-level', 'extreme')).code).toBe(
       2,
     );

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { generateKeyPairSync } from 'node:crypto';
 import { ConfigError, loadConfig, resolveTokenKey } from '../src/config.ts';
 
 describe('loadConfig', () => {
@@ -54,6 +55,30 @@ describe('loadConfig', () => {
   it('accepts hex and base64url token keys of 32 bytes', () => {
     expect(loadConfig({ TOKEN_KEY: 'ab'.repeat(32) }).tokenKey).toHaveLength(32);
     expect(loadConfig({ TOKEN_KEY: Buffer.alloc(32, 7).toString('base64url') }).tokenKey).toHaveLength(32);
+  });
+
+  it('parses PAT_ISSUERS: none by default, 2048-bit RSASSA-PSS token keys by issuer name', () => {
+    expect(loadConfig({}).PAT_ISSUERS).toEqual([]);
+    const pss = (modulusLength: number) =>
+      generateKeyPairSync('rsa-pss', {
+        modulusLength,
+        hashAlgorithm: 'sha384',
+        mgf1HashAlgorithm: 'sha384',
+      })
+        .publicKey.export({ type: 'spki', format: 'der' })
+        .toString('base64url');
+    const key = pss(2048);
+    const [issuer, ...rest] = loadConfig({ PAT_ISSUERS: ` pat.example=${key} ,` }).PAT_ISSUERS;
+    expect(rest).toEqual([]);
+    expect(issuer.name).toBe('pat.example');
+    expect(issuer.tokenKey.toString('base64url')).toBe(key);
+    expect(issuer.tokenKeyId).toHaveLength(32);
+    const rsaEncryption = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .publicKey.export({ type: 'spki', format: 'der' })
+      .toString('base64url');
+    for (const bad of [`a=${rsaEncryption}`, `a=${pss(1024)}`, key, `a=${key},a=${key}`, 'a=not base64', `-a=${key}`]) {
+      expect(() => loadConfig({ PAT_ISSUERS: bad }), bad.slice(0, 12)).toThrow(/^Invalid PAT_ISSUERS/);
+    }
   });
 
   it('parses PostgreSQL and Redis URLs and leaves embedded mode', () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { encodeWithRaw, RawJson, stringifyWithRaw } from '../src/raw-json.ts';
+import { encodeWithRaw, RawJson } from '../src/raw-json.ts';
+
+/** The text of encodeWithRaw's body, whether it is the string or its UTF-8 bytes. */
+function stringifyWithRaw(value: unknown): string {
+  const body = encodeWithRaw(value);
+  return typeof body === 'string' ? body : body.toString('utf8');
+}
 
 describe('stringifyWithRaw', () => {
   it('writes stored JSON text in place, unparsed, and everything else as JSON.stringify does', () => {

@@ -24,6 +24,7 @@ import type {
   WireWorkView as WorkView,
 } from '../src/captcha/wire.ts';
 import { runEnv } from './env.ts';
+import { PROBE_FONT_PATH } from '../shared/probe-font-path.ts';
 import { startWork, workerScriptAt } from './work.ts';
 export type { Issued, ManagedOutcome, PowVerdict, V1Verdict, V1View, WorkView };
 
@@ -51,6 +52,11 @@ export class Api {
 
   private url(path: string): string {
     return this.base + path;
+  }
+
+  /** Where the environment proof's font is served (facade/widget.ts). */
+  get probeFontUrl(): string {
+    return this.url(PROBE_FONT_PATH);
   }
 
   /**
@@ -96,17 +102,36 @@ export class Api {
     const first = await this.post<WireScoreOutcome>('/api/v3/challenges', { ...fields, telemetry: telemetry() });
     if (!('challenge' in first)) return first;
     const work = first.challenge;
-    const env = runEnv(work.env);
+    const envAnswer = runEnv(work.env, this.probeFontUrl);
+    const attested = this.attestIf(sitekey, work, work.id);
     const { solutions } = await startWork(work).promise;
+    await attested;
     const issued = await this.post<WireScoreOutcome>('/api/v3/challenges', {
       ...fields,
       telemetry: telemetry(),
       work: work.ticket,
       solutions,
-      env,
+      env: await envAnswer,
     });
     if ('challenge' in issued) throw new CaptchaError('server');
     return issued;
+  }
+
+  /**
+   * Offers the challenge a Private Access Token: the route answers 401 with a PrivateToken
+   * challenge, which a browser on an attested device (Safari) answers itself by retrying with
+   * the token. Nothing to do with the answer; failures and other browsers cost nothing.
+   */
+  async attest(sitekey: string, challenge: string): Promise<void> {
+    const path = `/api/v2/challenges/${encodeURIComponent(challenge)}/private-token?sitekey=${encodeURIComponent(sitekey)}`;
+    await fetch(this.url(path), { mode: 'cors', credentials: 'omit', signal: AbortSignal.timeout(5000) }).catch(
+      () => undefined,
+    );
+  }
+
+  /** Starts {@link attest} when the challenge asks for it; resolves when it is done. */
+  attestIf(sitekey: string, view: { private_token?: boolean }, challenge: string): Promise<void> {
+    return view.private_token ? this.attest(sitekey, challenge) : Promise.resolve();
   }
 
   /** The challenge image as a Blob (shown through an object URL). */

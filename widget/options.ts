@@ -1,5 +1,6 @@
 /** Options of a rendered widget, the hidden fields they name, callbacks and token lifetime. */
 import type { Strings } from './strings.ts';
+import { PROVIDERS } from '../shared/providers.ts';
 
 export type Mode = 'managed' | 'explicit' | 'invisible';
 type Callback<A extends unknown[]> = string | ((...args: A) => void);
@@ -15,7 +16,7 @@ export interface RenderOptions {
   /** A language registered with addTranslation, or `auto` (the browser's). */
   language?: string;
   strings?: Partial<Strings>;
-  /** Extra hidden fields holding the token: `turnstile`, `recaptcha`, `hcaptcha`. */
+  /** Extra hidden fields holding the token, by provider name (shared/providers.ts): `turnstile`, `recaptcha`, ... */
   responseFieldAliases?: string | string[];
   /** What happens when a token expires: auto (managed, invisible: fetch a new one) or manual. */
   refreshExpired?: 'auto' | 'manual';
@@ -25,11 +26,8 @@ export interface RenderOptions {
   errorCallback?: Callback<[code: string]>;
 }
 
-const aliasFields: Record<string, string> = {
-  turnstile: 'cf-turnstile-response',
-  recaptcha: 'g-recaptcha-response',
-  hcaptcha: 'h-captcha-response',
-};
+/** A provider's name to its hidden field (shared/providers.ts). */
+const aliasFields: Record<string, string> = Object.fromEntries(PROVIDERS.map((p) => [p.name, p.responseField]));
 
 /** Names of the hidden fields holding the token: `ac-response`, then the asked-for aliases. */
 export function responseFields(aliases: RenderOptions['responseFieldAliases']): string[] {

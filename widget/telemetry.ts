@@ -1,12 +1,20 @@
 /**
- * The only facts about the visitor the widget sends, and only the ones the risk model reads:
- * the `navigator.webdriver` flag, time since navigation start and a count of pointer and key
- * presses on the page (no coordinates, keys, targets or timings).
+ * The only facts about the visitor the widget sends, and only the ones the risk model reads
+ * (src/captcha/risk.ts): the `navigator.webdriver` flag, time since navigation start, a count
+ * of pointer and key presses on the page (no coordinates, keys, targets or timings), and the
+ * sizes of the window, its page area and the screen (a headless browser's window has no frame
+ * and fills a screen of its own size).
  */
 export interface Telemetry {
   webdriver: boolean;
   time_on_page_ms: number;
   interactions: number;
+  outer_width: number;
+  outer_height: number;
+  inner_width: number;
+  inner_height: number;
+  screen_width: number;
+  screen_height: number;
 }
 
 let interactions = 0;
@@ -22,10 +30,18 @@ export function watchInteractions(): void {
   for (const type of ['pointerdown', 'keydown']) addEventListener(type, count, { capture: true, passive: true });
 }
 
+const size = (px: number) => Math.max(0, Math.min(1_000_000, Math.round(px) || 0));
+
 export function telemetry(): Telemetry {
   return {
     webdriver: navigator.webdriver === true,
     time_on_page_ms: Math.min(86_400_000, Math.round(performance.now())),
     interactions: Math.min(86_400_000, interactions),
+    outer_width: size(outerWidth),
+    outer_height: size(outerHeight),
+    inner_width: size(innerWidth),
+    inner_height: size(innerHeight),
+    screen_width: size(screen.width),
+    screen_height: size(screen.height),
   };
 }

@@ -7,7 +7,10 @@ export type State = 'idle' | 'working' | 'challenge' | 'success' | 'error';
 export interface View {
   host: HTMLElement;
   box: HTMLElement;
-  /** Managed: "Verify you are human"; after success "Verified"; after an error "Try again". */
+  /**
+   * Managed: a button with the checkbox role (the providers' v2 checkbox), `aria-checked` once
+   * verified; "Verify you are human", after success "Verified", after an error "Try again".
+   */
   action: HTMLButtonElement;
   actionText: HTMLElement;
   panel: HTMLElement;
@@ -56,13 +59,13 @@ input{flex:1;min-width:0;padding:6px 8px;border:1px solid var(--muted);border-ra
 .btn{padding:6px 12px;border:1px solid var(--accent);border-radius:4px;background:var(--accent);color:var(--on-accent);font:inherit;font-weight:600;cursor:pointer}
 .btn.icon{flex:none;width:40px;height:40px;padding:0;background:transparent;color:var(--accent);font-size:22px;line-height:1}
 .btn[aria-disabled=true]{opacity:.55;cursor:default}
-.link{justify-self:start;padding:2px 0;border:0;background:none;color:var(--accent);font:inherit;font-size:13px;text-decoration:underline;cursor:pointer}
+.link{justify-self:start;min-height:24px;padding:2px 0;border:0;background:none;color:var(--accent);font:inherit;font-size:13px;text-decoration:underline;cursor:pointer}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 input:focus-visible{outline-offset:0}
 progress{width:100%;height:6px;accent-color:var(--accent)}
 .status{margin:0;font-size:13px;color:var(--muted)}
-.status:empty{display:none}
-.sr{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+/* Kept in the accessibility tree when empty, so what it says next is announced. */
+.sr,.status:empty{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 [data-state=error] .status,.status.bad{color:var(--bad)}
 [data-state=success] .status{color:var(--ok)}
 @media (prefers-reduced-motion:reduce){*{animation:none!important;transition:none!important}[data-state=working] .mark{border-style:dotted;border-radius:4px}}
@@ -100,7 +103,7 @@ function h<K extends keyof HTMLElementTagNameMap>(
 let serial = 0;
 
 /** Builds the widget's tree under a new host element. */
-export function buildView(s: Strings, theme: string): View {
+export function buildView(s: Strings, theme: string, lang: string): View {
   const host = h('div', { class: 'auditcaptcha-widget' });
   const root = host.attachShadow({ mode: 'open' });
   style(root);
@@ -109,7 +112,7 @@ export function buildView(s: Strings, theme: string): View {
   const actionText = h('span', {}, s.verify);
   const action = h(
     'button',
-    { type: 'button', class: 'action', 'aria-describedby': `s${n}` },
+    { type: 'button', class: 'action', role: 'checkbox', 'aria-checked': 'false', 'aria-describedby': `s${n}` },
     h('span', { class: 'mark', 'aria-hidden': 'true' }),
     actionText,
   );
@@ -144,6 +147,7 @@ export function buildView(s: Strings, theme: string): View {
       class: `box ${theme === 'dark' || theme === 'light' ? theme : ''}`,
       role: 'group',
       'aria-label': s.label,
+      lang,
       'data-state': 'idle',
     },
     h(

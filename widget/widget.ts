@@ -10,7 +10,7 @@ import {
 } from './api.ts';
 import { runEnv } from './env.ts';
 import { startWork, type WorkJob } from './work.ts';
-import { fill, stringsFor, type Strings } from './strings.ts';
+import { fill, rateLimitedText, stringsFor, type Language, type Strings } from './strings.ts';
 import { telemetry } from './telemetry.ts';
 import { buildView, type State, type View } from './view.ts';
 import { call, responseFields, tokenLifetime, type Mode, type RenderOptions } from './options.ts';
@@ -22,6 +22,8 @@ export class Widget {
   private token: string | undefined;
   readonly mode: Mode;
   private readonly s: Strings;
+  /** The widget's language, for messages whose form depends on a count. */
+  private readonly language: Language;
   private readonly view: View;
   private readonly fields: HTMLInputElement[];
   private readonly form: HTMLFormElement | null;
@@ -45,8 +47,10 @@ export class Widget {
     private readonly opts: RenderOptions,
   ) {
     this.mode = opts.mode === 'explicit' || opts.mode === 'invisible' ? opts.mode : 'managed';
-    this.s = stringsFor(opts.language, opts.strings);
-    this.view = buildView(this.s, opts.theme ?? 'auto');
+    const language = stringsFor(opts.language, opts.strings);
+    this.language = language;
+    this.s = language.strings;
+    this.view = buildView(this.s, opts.theme ?? 'auto', language.lang);
     this.fields = responseFields(opts.responseFieldAliases).map((name) =>
       Object.assign(document.createElement('input'), { type: 'hidden', name }),
     );
@@ -132,6 +136,7 @@ export class Widget {
     v.box.setAttribute('aria-busy', String(state === 'working'));
     v.actionText.textContent = actionText;
     v.action.setAttribute('aria-disabled', String(state === 'working' || state === 'success'));
+    v.action.setAttribute('aria-checked', String(state === 'success'));
     this.say(message, bad);
   }
 
@@ -157,10 +162,10 @@ export class Widget {
     else void this.execute().catch(() => {});
   }
 
-  private async managed(note = ''): Promise<void> {
+  private async managed(note = '', opening = this.s.verifying): Promise<void> {
     const run = this.run;
     this.busy = true;
-    this.setState('working', this.s.verifying, this.s.verifying);
+    this.setState('working', this.s.verifying, opening);
     try {
       const out = await this.api.post<ManagedOutcome>('/api/v2/challenges', {
         sitekey: this.opts.sitekey,
@@ -171,15 +176,17 @@ export class Widget {
       if (run !== this.run) return;
       if (out.outcome === 'pass') return this.succeed(out);
       if (out.outcome === 'challenge') return await this.showChallenge(out.challenge, true, note);
-      const env = runEnv(out.work.env);
+      const envAnswer = runEnv(out.work.env, this.api.probeFontUrl);
+      const attested = this.api.attestIf(this.opts.sitekey, out.work, out.challenge);
       const solutions = await this.solve(out.work, run);
       if (solutions === undefined) return;
+      await attested;
       const verdict = await this.api.post<PowVerdict>(
         `/api/v2/challenges/${encodeURIComponent(out.challenge)}/verify`,
         {
           work: out.work.ticket,
           solutions,
-          env,
+          env: await envAnswer,
           telemetry: telemetry(),
         },
       );
@@ -236,6 +243,7 @@ export class Widget {
     v.panel.hidden = true;
     this.setState('working', this.s.verifying, this.s.noImageWorking);
     try {
+      const envAnswer = this.v1Env(c.view);
       const solutions = await this.solve(c.view.no_image, run, this.s.noImageWorking);
       if (solutions === undefined) return;
       const verdict = await this.api.post<V1Verdict>(
@@ -244,6 +252,8 @@ export class Widget {
           no_image: true,
           work: c.view.no_image.ticket,
           solutions,
+          ...(await envAnswer),
+          telemetry: telemetry(),
         },
       );
       if (run !== this.run) return;
@@ -252,6 +262,15 @@ export class Widget {
     } catch (err) {
       if (run === this.run) this.challengeError(err);
     }
+  }
+
+  /** The environment proof's answer for an image challenge that carries one (and its Private Access Token, when asked). */
+  private async v1Env(view: V1View): Promise<{ env?: string }> {
+    const [env] = await Promise.all([
+      view.env ? runEnv(view.env, this.api.probeFontUrl) : undefined,
+      this.api.attestIf(this.opts.sitekey, view, view.challenge),
+    ]);
+    return env === undefined ? {} : { env };
   }
 
   private async score(): Promise<string> {
@@ -303,6 +322,7 @@ export class Widget {
     v.progress.hidden = true;
     v.panel.hidden = false;
     v.noImage.hidden = !view.no_image;
+    v.image.alt = view.no_image ? this.s.imageAltOther : this.s.imageAlt;
     v.answer.value = '';
     this.busy = false;
     // Without a note the visible prompt says it all; the live region still announces it.
@@ -324,12 +344,14 @@ export class Widget {
     this.busy = true;
     try {
       const proof = c.proof;
-      if (proof) this.say(this.s.verifying);
+      // Said on every answer, so a screen reader hears that Enter did something.
+      this.say(this.s.verifying);
+      const envAnswer = this.v1Env(c.view);
       const solved = proof ? { work: proof.ticket, solutions: (await proof.job.promise).solutions } : {};
       if (run !== this.run) return;
       const verdict = await this.api.post<V1Verdict>(
         `/api/v1/challenges/${encodeURIComponent(c.view.challenge)}/verify`,
-        { answer, ...solved },
+        { answer, ...solved, ...(await envAnswer), telemetry: telemetry() },
       );
       if (run !== this.run) return;
       this.busy = false;
@@ -374,7 +396,7 @@ export class Widget {
     const v = this.view;
     const buttons = [v.action, v.submit, v.refresh];
     for (const b of buttons) b.setAttribute('aria-disabled', 'true');
-    this.say(fill(this.s.rateLimited, { s: seconds }), true);
+    this.say(rateLimitedText(this.language, seconds), true);
     call(this.opts.errorCallback, 'rate-limited');
     const run = this.run;
     this.waitTimer = setTimeout(() => {
@@ -416,7 +438,7 @@ export class Widget {
     if (this.mode === 'invisible') {
       if (auto) void this.execute().catch(() => {});
     } else if (this.mode === 'managed' && auto) {
-      void this.managed();
+      void this.managed('', this.s.renewing);
     } else {
       this.view.action.hidden = false;
       this.setState('error', this.s.again, this.s.expired, true);
@@ -440,7 +462,7 @@ export class Widget {
         : code === 'network'
           ? this.s.network
           : code === 'rate-limited'
-            ? fill(this.s.rateLimited, { s: (err as CaptchaError).retryAfter })
+            ? rateLimitedText(this.language, (err as CaptchaError).retryAfter)
             : this.s.failed;
     this.setState('error', this.s.retry, message, true);
     if (code === 'rate-limited') this.wait((err as CaptchaError).retryAfter);

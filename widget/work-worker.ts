@@ -1,5 +1,5 @@
 /**
- * The proof-of-work worker: its own esbuild entry (widget/build.ts bundles it first and
+ * The proof-of-work worker: its own esbuild entry (src/bundles.ts bundles it first and
  * hands its code to widget.js, which starts it from a Blob URL). Every worker searches every
  * puzzle, in its own stripe of the nonces (solver.ts). Messages in: `{id, bits, count, stripe,
  * stripes, engine?}` to start, then `{solved: i}` when any worker solved puzzle i; out:

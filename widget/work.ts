@@ -7,7 +7,7 @@
  */
 import { solvePuzzle, type Engine } from './solver.ts';
 
-/** The worker bundle's code, when a build embeds it (widget/build.ts); else fetched. */
+/** The worker bundle's code, when a build embeds it (src/bundles.ts); else fetched. */
 declare const __AUDITCAPTCHA_WORK_WORKER__: string | undefined;
 
 export interface WorkJob {

@@ -37,6 +37,7 @@ export function siteverifyRequests(site: BenchSite, n: number): WrkRequest[] {
           score: 0.9,
           cdata: null,
           net: null,
+          reasons: [],
         },
         key,
       ),

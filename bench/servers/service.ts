@@ -15,7 +15,6 @@ import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { createApp } from '../../facade/app.ts';
 import { listen } from '../../facade/server.ts';
-import { lazyEntityManager } from '../../facade/koa-context.ts';
 import { siteverify, type SiteverifyInput } from '../../src/captcha/siteverify.ts';
 import type { Services } from '../../routers/context.ts';
 import { captchaDeps } from '../../routers/captcha-deps.ts';
@@ -24,11 +23,11 @@ import { captchaDeps } from '../../routers/captcha-deps.ts';
 function siteverifyOnBareKoa(services: Services): Koa {
   const app = new Koa({ proxy: services.config.TRUST_PROXY, maxIpsCount: 1 });
   app.use(koaBody({ json: true, urlencoded: true }));
-  // The service's own dependencies, made once; each request forks an EntityManager on first use, as the facade's do.
+  // The service's own dependencies, made once; each request forks an EntityManager, as the facade's do.
   const deps = captchaDeps({ ...services, em: services.orm.em });
   app.use(async (ctx) => {
     const input = (ctx.request.body ?? {}) as SiteverifyInput;
-    const outcome = await siteverify({ ...deps, em: lazyEntityManager(services.orm.em) }, input, {
+    const outcome = await siteverify({ ...deps, em: services.orm.em.fork() }, input, {
       route: ctx.path,
       ip: ctx.ip,
     });

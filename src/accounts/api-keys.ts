@@ -144,7 +144,11 @@ function touchLastUsed(em: EntityManager, row: ApiKey, now: number, log?: Logger
   pendingTouches.add(write);
 }
 
-/** Resolves once every `last_used_at` write started so far has settled (tests, shutdown). */
+/**
+ * Resolves once every `last_used_at` write started so far has settled. For tests: it needs the
+ * module's pending writes, so it stays here, tagged for knip's production mode.
+ * @internal
+ */
 export async function settleLastUsed(): Promise<void> {
   await Promise.all([...pendingTouches]);
 }

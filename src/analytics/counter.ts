@@ -16,7 +16,7 @@ export type AnalyticsMetric = 'issued' | 'solved' | 'verified' | 'refused' | 'wo
 
 /** Why a challenge or a token was refused, as the console groups them. */
 export type RefusalReason =
-  'wrong_answer' | 'invalid_proof' | 'duplicate' | 'expired' | 'rate_limited' | 'remoteip_mismatch';
+  'wrong_answer' | 'invalid_proof' | 'duplicate' | 'expired' | 'rate_limited' | 'remoteip_mismatch' | 'below_minimum';
 
 /** Where the challenge flows report what happened; never waits, never fails the request. */
 export interface ChallengeEvents {

@@ -63,11 +63,19 @@ export function classifyAddress(ip: string, allowPrivate: boolean): AddressVerdi
   return { address, range, allowed };
 }
 
+declare const validTarget: unique symbol;
+
+/**
+ * A URL that {@link parseTargetUrl} accepted. Only that function makes one, so a function that
+ * takes a TargetUrl (the analyzer's entry points) never parses or validates it again.
+ */
+export type TargetUrl = URL & { readonly [validTarget]: true };
+
 /**
  * Parse and validate a URL to fetch: http or https only, at most 2048 characters, with a
  * host. Legacy IPv4 notations (2130706433, 0177.0.0.1, 127.1, 0x7f.1) come out canonical.
  */
-export function parseTargetUrl(input: string, base?: URL): URL {
+export function parseTargetUrl(input: string, base?: URL): TargetUrl {
   if (input.length > maxUrlLength) {
     throw new AnalyzeError('invalid_url', `The URL is longer than ${maxUrlLength} characters.`);
   }
@@ -90,7 +98,7 @@ export function parseTargetUrl(input: string, base?: URL): URL {
   if (url.username || url.password) {
     throw new AnalyzeError('invalid_url', 'URLs with embedded credentials are not analyzed.');
   }
-  return url;
+  return url as TargetUrl;
 }
 
 /** The host of a URL as the connector sees it: lowercase, IPv6 without brackets. */

@@ -1,8 +1,9 @@
 /**
- * analyzeUrl: fetch the page and its auxiliary resources, parse once, run every check, score.
+ * analyzeUrl: fetch the page and its auxiliary resources, parse once, run every check. The
+ * score is the report's (src/reports/results.ts), computed once from all its checks.
  */
 import { performance } from 'node:perf_hooks';
-import { parseTargetUrl } from './address-guard.ts';
+import type { TargetUrl } from './address-guard.ts';
 import { fetchAuxiliary } from './auxiliary.ts';
 import { decodeHtml } from './body.ts';
 import { runPageChecks, type CheckInput } from './check-worker.ts';
@@ -11,7 +12,6 @@ import { AnalyzeError, deadlineError } from './errors.ts';
 import { Fetcher } from './fetcher.ts';
 import { projectOf } from './project.ts';
 import type { AnalyzerOptions } from './options.ts';
-import { scoreResults, type Grade } from './scoring.ts';
 
 /** The report of one analysis. */
 export interface AnalysisResult {
@@ -19,10 +19,6 @@ export interface AnalysisResult {
   finalUrl: string;
   /** Host of finalUrl (with a non-default port, if any), lowercased, without a leading "www.". */
   project: string;
-  /** Integer 0-100: round(100 * sum(weight of passed) / sum(weight of all)). */
-  score: number;
-  /** good >= 80, decent >= 50, bad below. */
-  result: Grade;
   results: ResultsByCategory;
   /** "2.0" when the page came over HTTP/2, else "1.1". */
   httpVersion: string;
@@ -48,9 +44,12 @@ function checksReserveMs(opts: AnalyzerOptions): number {
  * Auxiliary fetches (robots.txt, 404 probe, sitemap, http:// variant) never fail the
  * analysis; they only fail their checks.
  */
-export async function analyzeUrl(url: string, opts: AnalyzerOptions, signal?: AbortSignal): Promise<AnalysisResult> {
+export async function analyzeUrl(
+  requested: TargetUrl,
+  opts: AnalyzerOptions,
+  signal?: AbortSignal,
+): Promise<AnalysisResult> {
   signal?.throwIfAborted();
-  const requested = parseTargetUrl(url);
   const deadlineMs = opts.totalTimeoutMs;
   const deadlineAt = performance.now() + deadlineMs;
   const deadline = new AbortController();
@@ -90,13 +89,10 @@ export async function analyzeUrl(url: string, opts: AnalyzerOptions, signal?: Ab
     input.aux = await auxiliary;
     bound.throwIfAborted();
     const results = opts.checkPool ? await opts.checkPool.run(input, opts.checkBudgetMs, bound) : runPageChecks(input);
-    const { score, result } = scoreResults(Object.values(results).flat(), opts.weights);
     return {
       requestedUrl: requested.href,
       finalUrl: response.url.href,
       project: projectOf(response.url),
-      score,
-      result,
       results,
       httpVersion: response.httpVersion,
       status: response.status,

@@ -24,7 +24,7 @@ export interface CheckPoolOptions {
 }
 
 /**
- * The worker module, chosen by this module's own extension (as widget/build.ts and
+ * The worker module, chosen by this module's own extension (as src/bundles.ts and
  * pow/compile.ts choose): compiled, the `check-worker.js` beside this file, run by plain Node
  * (tsx need not be installed); from the sources (tsx, vitest), `check-worker.ts` through tsx's
  * loader. A missing worker module fails here, at the pool's construction.

@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { AddressGuard, parseTargetUrl } from './address-guard.ts';
+import { AddressGuard, parseTargetUrl, type TargetUrl } from './address-guard.ts';
 import { acceptEncoding, readBody, type ReadBody } from './body.ts';
 import { createPinnedAgent, type PinnedAgent } from './dispatcher.ts';
 import { AnalyzeError, timeoutError, toAnalyzeError } from './errors.ts';
@@ -82,13 +82,13 @@ export class Fetcher {
    * address) before it is requested. Rejects with {@link AnalyzeError}, or with the
    * caller's abort reason when the caller's signal aborts.
    */
-  async fetch(target: string | URL, spec: FetchSpec = {}): Promise<FetchedResponse> {
+  async fetch(target: string | TargetUrl, spec: FetchSpec = {}): Promise<FetchedResponse> {
     const budgetMs = Math.max(1, Math.round(spec.timeoutMs ?? this.#options.totalTimeoutMs));
     const timeout = AbortSignal.timeout(budgetMs);
     const signal = this.#signal ? AbortSignal.any([this.#signal, timeout]) : timeout;
     const first = typeof target === 'string' ? target : target.href;
     try {
-      return await this.#fetch(first, spec, signal);
+      return await this.#fetch(typeof target === 'string' ? parseTargetUrl(target) : target, spec, signal);
     } catch (err) {
       if (this.#signal?.aborted) throw this.#signal.reason;
       if (timeout.aborted) throw timeoutError(first, budgetMs);
@@ -96,11 +96,11 @@ export class Fetcher {
     }
   }
 
-  async #fetch(first: string, spec: FetchSpec, signal: AbortSignal): Promise<FetchedResponse> {
+  async #fetch(first: TargetUrl, spec: FetchSpec, signal: AbortSignal): Promise<FetchedResponse> {
     const maxBytes = spec.maxBytes ?? this.#options.maxBodyBytes;
     const started = performance.now();
     const redirects: string[] = [];
-    let url = parseTargetUrl(first);
+    let url: URL = first;
     for (;;) {
       await this.#guard.pin(url, signal);
       signal.throwIfAborted();

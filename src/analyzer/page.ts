@@ -1,9 +1,14 @@
 /**
  * The parsed page every check reads: the HTML is parsed once with cheerio, and derived
- * facts (visible text, word list, element count) are computed once, on first use.
+ * facts (visible text, word list, element count) are computed once, on first use. The
+ * libraries that only the check workers load (cheerio, tldts, robots-parser) are reached
+ * through this module, so that the check modules themselves stay light enough for the main
+ * thread to read their identity and texts (checks/registry.ts).
  */
 import { load, type CheerioAPI } from 'cheerio';
 import { isTag, isText, type AnyNode, type Element } from 'domhandler';
+import { getDomain } from 'tldts';
+import { robotsParser } from './robots-parser.ts';
 import type { AuxiliaryResults } from './auxiliary.ts';
 import { defaultThresholds, defaultUserAgent, robotsAgentToken, type Thresholds } from './options.ts';
 
@@ -112,6 +117,16 @@ export class PageContext {
     } catch {
       return undefined;
     }
+  }
+
+  /** The registrable domain of `hostname` by the public suffix list (tldts), or undefined. */
+  registrableDomain(hostname: string): string | undefined {
+    return getDomain(hostname) ?? undefined;
+  }
+
+  /** robots.txt `text`, fetched from `url`, parsed (robots-parser). */
+  parseRobots(url: string, text: string): ReturnType<typeof robotsParser> {
+    return robotsParser(url, text);
   }
 
   /** A short description of an element for check details: `<img src="a.png">`. */

@@ -78,8 +78,8 @@ export async function createAudit(
     }
     const row = tx.create(AuditSchema, {
       user: userId,
-      url,
-      project: projectOf(new URL(url)),
+      url: url.href,
+      project: projectOf(url),
       maxPages: input.maxPages ?? Math.min(100, cap),
       render: input.render ?? null,
       include: input.include,

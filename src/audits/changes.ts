@@ -6,6 +6,7 @@
  * pages only) are kept apart from phpRank's checks: they are not part of the report's score.
  */
 import { accessibilityRule } from '../analyzer/checks/accessibility.ts';
+import type { RunChanges, RunSummary } from '../entities/audit.entity.ts';
 
 /** One page of a run as the summary and the diff read it. */
 export interface RunPage {
@@ -16,43 +17,6 @@ export interface RunPage {
   failing: string[] | null;
   /** The page's accessibility score; null when it was not rendered. */
   accessibility_score?: number | null;
-}
-
-/** A run's accessibility category over its rendered pages. */
-export interface RunAccessibility {
-  /** `needs_rendering` when no page of the run was rendered (the audit's `render`). */
-  status: 'measured' | 'needs_rendering';
-  /** Pages with an accessibility score. */
-  pages: number;
-  /** Their mean accessibility score; null when none. */
-  score: number | null;
-  /** The rules failing on the most pages, most first (at most 10). */
-  top_failing_rules: Array<{ rule: string; pages: number }>;
-}
-
-export interface RunSummary {
-  pages: number;
-  failed_pages: number;
-  score: number | null;
-  grades: { good: number; decent: number; bad: number };
-  /** The checks failing on the most pages, most first (at most 10). */
-  top_failing_checks: Array<{ check: string; pages: number }>;
-  accessibility: RunAccessibility;
-}
-
-export interface RunChanges {
-  /** The run compared with; null for an audit's first run (everything else is then empty). */
-  previous_run: number | null;
-  pages_added: string[];
-  pages_gone: string[];
-  grades_moved: Array<{ url: string; from: string; to: string }>;
-  newly_failing: Array<{ url: string; checks: string[] }>;
-  fixed: Array<{ url: string; checks: string[] }>;
-  /** The same for accessibility rules, per page. */
-  accessibility: {
-    newly_failing: Array<{ url: string; rules: string[] }>;
-    fixed: Array<{ url: string; rules: string[] }>;
-  };
 }
 
 const isRule = (id: string): boolean => accessibilityRule(id) !== undefined;

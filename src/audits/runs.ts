@@ -19,10 +19,12 @@
  * start takes its account's one slot of `audit-start`. Pages of one host are also grouped
  * (AUDIT_HOST_CONCURRENCY at once, pg-boss's group concurrency) out of politeness to the site.
  */
+import { gatewayFindings } from '../gateway/sites.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { accessibilityScore } from '../analyzer/checks/accessibility.ts';
+import { parseTargetUrl } from '../analyzer/address-guard.ts';
 import { AnalyzeError } from '../analyzer/errors.ts';
 import type { Config } from '../config.ts';
 import { AuditPageSchema, AuditRunSchema, AuditSchema, type AuditStatus } from '../entities/audit.entity.ts';
@@ -332,7 +334,7 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   await em.nativeUpdate(AuditPageSchema, { id: page.id }, { attempts: page.attempts + 1 });
   try {
     const origin = new URL(audit.url).origin;
-    const analysis = await deps.analyzer.analyze(page.url, {
+    const analysis = await deps.analyzer.analyze(parseTargetUrl(page.url), {
       tenant: String(userId),
       render: audit.render ?? undefined,
     });
@@ -380,6 +382,8 @@ async function finishRun(tx: EntityManager, deps: AuditDeps, runId: number, erro
   const audit = run.audit;
   const pages = await pagesOf(tx, runId);
   const summary = summarize(pages);
+  const gateway = await gatewayFindings(tx, audit.user.id, audit.url);
+  if (gateway) summary.gateway = gateway;
   const previous = await tx.findOne(
     AuditRunSchema,
     { audit: audit.id, id: { $lt: runId }, status: 'completed' },

@@ -1,8 +1,8 @@
-import { createHmac, randomInt, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /**
- * Answers to v1 (image) challenges: generation, keyed hashing for storage, and a
- * constant-time check of what the user typed.
+ * Answers to v1 (image) challenges: derivation under a key, and a constant-time check of
+ * what the user typed.
  */
 
 /**
@@ -12,19 +12,11 @@ import { createHmac, randomInt, timingSafeEqual, type KeyObject } from 'node:cry
  */
 export const ANSWER_ALPHABET = 'ACDEFGHJKMNPQRTUVWXY34679';
 
-/** Longest input {@link answerMatches} will look at; longer input cannot match. */
+/** Longest input {@link sameAnswer} will look at; longer input cannot match. */
 const MAX_GIVEN_LENGTH = 64;
 
 function checkAnswerLength(length: number): void {
   if (!Number.isInteger(length) || length < 1 || length > 32) throw new RangeError('answer length must be 1..32');
-}
-
-/** A random answer of `length` characters from {@link ANSWER_ALPHABET} (CSPRNG). */
-export function generateAnswer(length = 5): string {
-  checkAnswerLength(length);
-  let out = '';
-  for (let i = 0; i < length; i++) out += ANSWER_ALPHABET[randomInt(ANSWER_ALPHABET.length)];
-  return out;
 }
 
 /**
@@ -65,33 +57,4 @@ export function sameAnswer(answer: string, given: unknown): boolean {
  */
 export function normaliseAnswer(given: string): string {
   return given.replace(/\s+/g, '').toUpperCase();
-}
-
-/**
- * What the challenge state stores of an answer: HMAC-SHA-256 under a secret key (a TOKEN_KEY
- * subkey) of the challenge id and the normalised answer, first 16 bytes, base64url. With 25^5
- * possible answers a hash salted by a stored salt could be reversed offline by anyone who
- * reads the store; without the key this one cannot, and binding the id keeps one challenge's
- * hash from standing for another's.
- */
-export function hashAnswer(answer: string, key: KeyObject, challengeId: string): string {
-  return digest(normaliseAnswer(answer), key, challengeId).toString('base64url');
-}
-
-/**
- * Whether `given` is the answer behind `storedHash` (from {@link hashAnswer} with the same key
- * and id). Case-insensitive and whitespace-insensitive; the digests are compared with
- * `timingSafeEqual`. Never throws: a malformed stored hash or non-string input is a mismatch.
- */
-export function answerMatches(storedHash: string, key: KeyObject, challengeId: string, given: string): boolean {
-  if (typeof given !== 'string' || typeof storedHash !== 'string' || given.length > MAX_GIVEN_LENGTH) return false;
-  const expected = Buffer.from(storedHash, 'base64url');
-  const actual = digest(normaliseAnswer(given), key, challengeId);
-  if (expected.length !== actual.length) return false;
-  return timingSafeEqual(expected, actual);
-}
-
-/** 128 bits of the HMAC: plenty against guessing, and 22 characters per stored state. */
-function digest(normalised: string, key: KeyObject, challengeId: string): Buffer {
-  return createHmac('sha256', key).update(`${challengeId}\u0000${normalised}`, 'utf8').digest().subarray(0, 16);
 }

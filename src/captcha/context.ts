@@ -22,6 +22,8 @@ export interface CaptchaDeps {
   reference?: ReferenceSource;
   /** Where issued, solved and refused challenges are counted for the console (src/analytics); absent, nowhere. */
   events?: ChallengeEvents;
+  /** Whether Private Access Tokens are asked (PAT_ISSUERS set): only then is a challenge's attestation looked up. */
+  privateTokens?: boolean;
 }
 
 /** The browser side of a request: its origin and the signals risk scoring reads. */
@@ -102,7 +104,7 @@ export interface IssuedToken {
 export function issueToken(
   deps: CaptchaDeps,
   admitted: AdmittedSite,
-  claims: { kind: TokenKind; action: string | null; cdata: string | null; score: number | null },
+  claims: { kind: TokenKind; action: string | null; cdata: string | null; score: number | null; reasons?: string[] },
 ): IssuedToken {
   if (!admitted.test) deps.events?.record(admitted.site.sitekey, 'solved', claims.kind);
   const iat = deps.now();
@@ -114,6 +116,7 @@ export function issueToken(
       iat,
       net: admitted.network,
       ...claims,
+      reasons: claims.reasons ?? [],
     },
     deps.tokenKey,
   );

@@ -33,7 +33,7 @@ export function engineReferenceFrom(
   const reference = new EngineReference({
     browser: async () => (await browserPool()).browser(),
     measureScript: async () => {
-      const { bundleNamed } = await import('../../widget/build.ts');
+      const { bundleNamed } = await import('../bundles.ts');
       return (await bundleNamed('env-probes.js')).code.toString('utf8');
     },
     release: async () => {

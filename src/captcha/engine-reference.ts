@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
-import { generateProbe, MAX_PROBE_USES, type ProbeBox } from './env-proof.ts';
+import { generateText, MAX_PROBE_USES, UNCHECKED, type ProbeBox } from './env-proof.ts';
 import { createRng } from './render.ts';
 
-/** A layout and the values a real engine measured for it. */
+/** A challenge's paragraph and the values a real engine measured for it. */
 export interface LayoutReference {
   probe: ProbeBox;
   values: number[];
@@ -18,6 +18,9 @@ export interface ReferenceSource {
   close(): Promise<void>;
 }
 
+/** The batch measured while a challenge waits: a few paragraphs, so it waits little. */
+const SMALL_BATCH = 24;
+
 interface Entry extends LayoutReference {
   uses: number;
 }
@@ -27,7 +30,7 @@ export interface EngineReferenceOptions {
   browser: () => Promise<Browser>;
   /** The measurement script (the widget's env-probes.js bundle). */
   measureScript: () => Promise<string>;
-  /** Layouts measured per page load. */
+  /** Paragraphs drawn and measured per page load (about a third are kept). */
   batch?: number;
   /** Below this many layouts left, a new batch is measured in the background. */
   lowWater?: number;
@@ -44,8 +47,8 @@ export interface EngineReferenceOptions {
  * Reference values for the environment proof (env-proof.ts), measured in the service's own
  * Chromium: a batch of fresh layouts laid out in one page, each handed to at most
  * {@link MAX_PROBE_USES} challenges, the next batch measured in the background when few are
- * left. The first challenge waits for the first batch (a browser start, about a second); a
- * challenge that finds none left waits at most `waitMs`, then goes without (its token cannot
+ * left. A challenge that finds none left waits for a small batch (the first also waits for the
+ * browser to start, about a second), at most `waitMs`, then goes without (its token cannot
  * earn the environment proof). Where Chromium cannot start, every take answers undefined at
  * once until `retryMs` has passed.
  */
@@ -59,7 +62,7 @@ export class EngineReference implements ReferenceSource {
   #closed = false;
 
   constructor(opts: EngineReferenceOptions) {
-    this.#opts = { batch: 256, lowWater: 64, waitMs: 15_000, retryMs: 60_000, ...opts };
+    this.#opts = { batch: 96, lowWater: 32, waitMs: 15_000, retryMs: 60_000, ...opts };
   }
 
   /** Layouts ready now (tests and metrics). */
@@ -68,12 +71,13 @@ export class EngineReference implements ReferenceSource {
   }
 
   async warm(): Promise<void> {
-    if (this.#pool.length === 0) await this.#refill();
+    if (this.#pool.length === 0) await this.#refill(this.#opts.batch);
   }
 
   async take(): Promise<LayoutReference | undefined> {
     if (this.#pool.length === 0) {
-      const filling = this.#refill();
+      // Someone is waiting: a small batch, done soon, then full ones in the background.
+      const filling = this.#refill(Math.min(SMALL_BATCH, this.#opts.batch));
       if (filling) await Promise.race([filling, new Promise((r) => setTimeout(r, this.#opts.waitMs).unref())]);
     }
     const entry = this.#pool[this.#pool.length - 1];
@@ -83,10 +87,10 @@ export class EngineReference implements ReferenceSource {
     return { probe: entry.probe, values: entry.values };
   }
 
-  /** Starts a batch unless one is running or the engine failed lately; resolves when it ends. */
-  #refill(): Promise<void> | undefined {
+  /** Starts a batch of `size` unless one is running or the engine failed lately; resolves when it ends. */
+  #refill(size = this.#opts.batch): Promise<void> | undefined {
     if (this.#closed || Date.now() < this.#failedUntil) return undefined;
-    this.#filling ??= this.#measureBatch()
+    this.#filling ??= this.#measureBatch(size)
       .then((entries) => {
         this.#pool = [...entries, ...this.#pool];
       })
@@ -105,23 +109,28 @@ export class EngineReference implements ReferenceSource {
     return this.#filling;
   }
 
-  async #measureBatch(): Promise<Entry[]> {
+  async #measureBatch(size: number): Promise<Entry[]> {
     const rng = createRng(randomBytes(16));
-    const probes = Array.from({ length: this.#opts.batch }, () => generateProbe(rng));
+    const probes = Array.from({ length: size }, () => generateText(rng));
     const [browser, script] = await Promise.all([this.#opts.browser(), this.#opts.measureScript()]);
     const context = await browser.newContext({ javaScriptEnabled: true });
     try {
       const page = await context.newPage();
       await page.setContent('<!doctype html><html><head></head><body></body></html>');
       await page.addScriptTag({ content: script });
-      const measured = await page.evaluate(
-        (ps) =>
-          ps.map((p) =>
-            (globalThis as unknown as { auditcaptchaMeasure: (p: unknown) => number[] }).auditcaptchaMeasure(p),
-          ),
-        probes,
-      );
-      return probes.map((probe, i) => ({ probe, values: measured[i], uses: 0 }));
+      const measured = await page.evaluate(async (ps) => {
+        const reference = (globalThis as unknown as { auditcaptchaReference: (p: unknown) => Promise<number[]> })
+          .auditcaptchaReference;
+        const out: number[][] = [];
+        for (const p of ps) out.push(await reference(p));
+        return out;
+      }, probes);
+      // Only paragraphs whose every line holds when laid out 3 px narrower or wider: one unstable
+      // break moves every line after it (greedy line breaking), so a partly stable paragraph
+      // would check little. About a third of the paragraphs drawn are kept.
+      return probes
+        .map((probe, i) => ({ probe, values: measured[i], uses: 0 }))
+        .filter((entry) => entry.values.every((v) => v !== UNCHECKED));
     } finally {
       await context.close().catch(() => {});
     }

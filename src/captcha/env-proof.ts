@@ -3,111 +3,127 @@ import { subkey } from './subkeys.ts';
 import type { Rng } from './render.ts';
 
 /**
- * The browser-environment proof: each challenge carries a small layout, a tree of empty boxes
- * styled with flexbox, grid, percentages, aspect ratios, margins, padding and borders, that
- * the widget builds in a hidden shadow root and measures (widget/env-probes.ts): the position
- * and size of each marked box, rounded to whole CSS pixels.
+ * The browser-environment proof: each challenge carries a small paragraph that the widget lays
+ * out in a hidden shadow root, in the proof's own font (shared/probe-font.ts, shipped inside
+ * the widget), and measures (widget/env-probes.ts): the line each word lands on, as its top in
+ * line heights. Random words at 30 or 40 px with a fixed line height, word spacing, an indent,
+ * a case transform and an alignment, beside two floats and with inline blocks between its runs.
  *
- * The server never computes those values. It takes them from a real engine: the service's own
- * Chromium lays out batches of fresh layouts in the background (engine-reference.ts), and each
- * challenge gets one, its measured values sealed into the work ticket with AES-256-GCM under a
- * key derived from TOKEN_KEY. The client sees the layout, not the values; the check compares
- * the client's values with the sealed ones, a pixel of tolerance each (engines round sub-pixel
- * layout differently). So an HTTP client cannot answer with anything in this repository: it
- * needs a CSS layout engine, a browser or an emulator of flexbox and grid written for the purpose.
- * Each layout is used by at most {@link MAX_PROBE_USES} challenges, so answers cannot be collected
- * once and replayed.
+ * Why text: the proof used to be a layout of empty flex and grid boxes, and box layout follows
+ * the CSS specification so closely that a layout library from the registry (Taffy) answered
+ * it without a browser, while Firefox disagreed with Chromium on a third of them. Lines of text
+ * beside floats and inline blocks need an inline formatting context, which box libraries (Taffy,
+ * Yoga) lack, and every engine lays them out alike (below). An engine that has one (Dropflow, a
+ * CSS2 engine on the registry) answers them: docs/challenges.md says how well.
  *
- * No text is laid out (fonts differ between machines), nothing depends on the viewport, and
- * every length is a whole pixel or a percentage of one: what every current engine lays out the
- * same way. Where the service has no Chromium, challenges carry no layout and no token earns
- * the environment proof (risk.ts caps its score).
+ * The server never computes these values. It takes them from a real engine: the service's own
+ * Chromium lays out batches of fresh paragraphs in the background (engine-reference.ts), and
+ * each challenge gets one, its measured values sealed into the work ticket (or the image
+ * challenge's state) with AES-256-GCM under a key derived from TOKEN_KEY. The client sees the
+ * paragraph, not the values. Each paragraph goes to one challenge only ({@link MAX_PROBE_USES}),
+ * so an answer seen once is worth nothing again.
+ *
+ * What every engine lays out the same way: nothing depends on the viewport or the system's
+ * fonts; every length is a whole pixel; the font's advances are whole tenths of the em at font
+ * sizes of whole tens of pixels, so every advance is a whole pixel (no kerning, ligatures or
+ * hinting to round); no letter spacing (engines disagree about its trailing space); 30 px and
+ * more, above any minimum font size a person sets. The reference engine also lays each
+ * paragraph out 3 px narrower and wider, marking a word whose line changes {@link UNCHECKED},
+ * and keeps only paragraphs with none (engine-reference.ts). Lines are counted by their distances
+ * from one another in line heights, so font metrics that place the text a pixel higher in one
+ * engine move every line alike. Where the service has no Chromium,
+ * challenges carry no paragraph and no token earns the environment proof (risk.ts caps its score).
  */
 
-/** One box: its inline style (the widget applies only the properties it knows: widget/env-probes.ts), children, and whether it is measured. */
+/** One box of the paragraph: its inline style (the widget applies only the properties it knows: widget/env-probes.ts) and children. */
 export interface ProbeBox {
   s: Record<string, string>;
   c?: ProbeBox[];
-  /** Measured: its left, top, width and height relative to the root box, in whole pixels. */
-  m?: 1;
+  /** A run of text: lower-case words separated by single spaces, each measured by the line it lands on. */
+  t?: string;
 }
 
-/** How many challenges may use one layout (and so see its values asked for). */
-export const MAX_PROBE_USES = 2;
-/** The tolerance of each value, in pixels. */
-const TOLERANCE = 1;
+/** How many challenges may use one paragraph (and so see its values asked for). */
+export const MAX_PROBE_USES = 1;
+/** A value the reference found unstable: not checked. */
+export const UNCHECKED = -1;
 
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)];
 const int = (rng: Rng, lo: number, hi: number) => lo + Math.floor(rng() * (hi - lo + 1));
 
-/** A box with fixed lengths or a share of the row, sometimes an aspect ratio instead of a height. */
-function item(rng: Rng, inGrid: boolean): ProbeBox {
-  const s: Record<string, string> = { display: 'block', 'box-sizing': pick(rng, ['content-box', 'border-box']) };
-  if (!inGrid) {
-    const basis = rng() < 0.5 ? `${int(rng, 10, 120)}px` : `${pick(rng, [10, 20, 25, 30, 40, 50])}%`;
-    s.flex = `${int(rng, 0, 3)} ${int(rng, 0, 2)} ${basis}`;
-    if (rng() < 0.3) s['min-width'] = `${int(rng, 5, 60)}px`;
-    if (rng() < 0.2) s['max-width'] = `${int(rng, 60, 160)}px`;
-    if (rng() < 0.25) s['align-self'] = pick(rng, ['flex-start', 'center', 'flex-end', 'stretch']);
-  } else if (rng() < 0.3) {
-    s['grid-column'] = 'span 2';
-  }
-  if (rng() < 0.35) s['aspect-ratio'] = `${int(rng, 1, 4)} / ${int(rng, 1, 3)}`;
-  else if (rng() < 0.8) s.height = `${int(rng, 4, 80)}px`;
-  if (rng() < 0.6) s.padding = `${int(rng, 0, 9)}px ${int(rng, 0, 9)}px`;
-  if (rng() < 0.5) s.border = `${int(rng, 1, 6)}px solid`;
-  if (rng() < 0.5) s.margin = `${int(rng, 0, 8)}px ${pick(rng, ['auto', `${int(rng, 0, 8)}px`])}`;
-  if (rng() < 0.15) s.order = String(int(rng, -1, 2));
-  return { s, m: 1 };
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** Lower-case words of 2 to 9 letters, single spaces between them. */
+function words(rng: Rng, n: number): string {
+  return Array.from({ length: n }, () =>
+    Array.from({ length: int(rng, 2, 9) }, () => LETTERS[Math.floor(rng() * LETTERS.length)]).join(''),
+  ).join(' ');
 }
 
-/** A grid of fixed and flexible tracks with a few items, some spanning two tracks. */
-function grid(rng: Rng): ProbeBox {
-  const tracks = pick(rng, [
-    `repeat(${int(rng, 2, 4)}, minmax(${int(rng, 8, 40)}px, 1fr))`,
-    `${int(rng, 10, 50)}px ${int(rng, 1, 3)}fr ${int(rng, 1, 3)}fr`,
-    `${int(rng, 1, 3)}fr ${int(rng, 20, 60)}px`,
-  ]);
-  const box: ProbeBox = {
-    s: {
-      display: 'grid',
-      'grid-template-columns': tracks,
-      gap: `${int(rng, 0, 8)}px ${int(rng, 0, 10)}px`,
-      'grid-auto-rows': rng() < 0.5 ? `${int(rng, 8, 30)}px` : `minmax(${int(rng, 4, 20)}px, auto)`,
-      flex: `1 1 ${int(rng, 60, 160)}px`,
-      padding: `${int(rng, 0, 6)}px`,
-    },
-    c: [],
-    m: 1,
-  };
-  for (let i = int(rng, 3, 6); i > 0; i--) box.c!.push(item(rng, true));
-  return box;
-}
-
-/** A fresh layout: a wrapping flex row of a fixed width with boxes and a nested grid. */
-export function generateProbe(rng: Rng): ProbeBox {
+/**
+ * A fresh paragraph: a float at its start and another after one of its runs of words (each a
+ * quarter to nearly half the paragraph wide, two to five lines tall, left or right), inline
+ * blocks between the other runs, in the proof's font at 30 or 40 px with a fixed line height.
+ * The floats are what a box layout library cannot do: a wrapping flex row of words lays out a
+ * paragraph without them.
+ */
+export function generateText(rng: Rng): ProbeBox {
+  const size = pick(rng, [30, 40]);
+  const lineHeight = size + pick(rng, [10, 20]);
   const root: ProbeBox = {
     s: {
-      display: 'flex',
-      'flex-wrap': 'wrap',
-      'flex-direction': pick(rng, ['row', 'row', 'row-reverse']),
-      width: `${int(rng, 160, 420)}px`,
-      padding: `${int(rng, 0, 12)}px`,
-      border: `${int(rng, 0, 5)}px solid`,
-      gap: `${int(rng, 0, 12)}px ${int(rng, 0, 12)}px`,
-      'align-items': pick(rng, ['flex-start', 'center', 'flex-end', 'stretch']),
-      'justify-content': pick(rng, ['flex-start', 'center', 'space-between', 'space-around', 'flex-end']),
+      display: 'block',
+      'font-size': `${size}px`,
+      'line-height': `${lineHeight}px`,
+      'word-spacing': `${int(rng, 0, 6)}px`,
+      'text-indent': `${int(rng, 0, 40)}px`,
+      'text-transform': pick(rng, ['none', 'none', 'uppercase', 'capitalize']),
+      'text-align': pick(rng, ['left', 'right', 'center', 'justify']),
     },
     c: [],
   };
-  for (let i = int(rng, 2, 4); i > 0; i--) root.c!.push(item(rng, false));
-  root.c!.splice(int(rng, 0, root.c!.length), 0, grid(rng));
+  const width = int(rng, 240, 440);
+  root.s.width = `${width}px`;
+  const float = (side: string): ProbeBox => ({
+    s: {
+      display: 'block',
+      float: side,
+      width: `${int(rng, Math.round(width * 0.3), Math.round(width * 0.5))}px`,
+      height: `${int(rng, 3 * lineHeight, 6 * lineHeight)}px`,
+      margin: `${int(rng, 0, 8)}px`,
+    },
+  });
+  root.c!.push(float(pick(rng, ['left', 'right'])));
+  const runs = int(rng, 4, 6);
+  // A second float after one of the runs, where the text has got to.
+  const floatAfter = int(rng, 1, runs - 1);
+  for (let run = 1; run <= runs; run++) {
+    root.c!.push({ s: {}, t: words(rng, int(rng, 6, 12)) });
+    if (run === floatAfter) root.c!.push(float(pick(rng, ['left', 'right'])));
+    else if (run < runs && rng() < 0.7) {
+      const width = int(rng, 10, 90);
+      const height = int(rng, 4, lineHeight);
+      // The margin below makes the box a line height tall, as tall as the line it sits on: a
+      // line holding nothing but this box is then one line height in a quirks-mode page too,
+      // where such a line is only as tall as its boxes (in standards mode it has the
+      // paragraph's line height anyway, so no line moves there).
+      root.c!.push({
+        s: {
+          display: 'inline-block',
+          width: `${width}px`,
+          height: `${height}px`,
+          'vertical-align': 'top',
+          margin: `0px ${int(rng, 0, 8)}px ${lineHeight - height}px`,
+        },
+      });
+    }
+  }
   return root;
 }
 
-/** How many values a layout's measurement has: four per measured box. */
-export function probeValueCount(box: ProbeBox): number {
-  return (box.m ? 4 : 0) + (box.c ?? []).reduce((n, c) => n + probeValueCount(c), 0);
+/** How many values a paragraph's measurement has: one per word. */
+export function textValueCount(box: ProbeBox): number {
+  return (box.t ? box.t.split(' ').length : 0) + (box.c ?? []).reduce((n, c) => n + textValueCount(c), 0);
 }
 
 const sealKey = (tokenKey: Buffer) => subkey(tokenKey, 'env-proof');
@@ -138,21 +154,17 @@ export function openValues(tokenKey: Buffer, sealed: string): number[] | undefin
   }
 }
 
-/** The answer as the widget sends it: the values joined by commas. */
-export function formatAnswer(values: readonly number[]): string {
-  return values.join(',');
-}
-
 const answerPattern = /^-?\d{1,5}(,-?\d{1,5}){0,255}$/;
 
 /**
- * Whether `given` (the widget's answer) matches the values sealed in a ticket, each within a
- * pixel. A ticket without a layout (`sealed` null: no engine at issue) proves nothing.
+ * Whether `given` (the widget's answer) matches the values sealed in a ticket: each checked
+ * word on its line exactly. A ticket without a paragraph (`sealed` null: no engine at issue)
+ * proves nothing, nor does one the reference could check no word of.
  */
 export function checkEnv(tokenKey: Buffer, sealed: string | null, given: unknown): boolean {
   if (sealed === null || typeof given !== 'string' || !answerPattern.test(given)) return false;
   const expected = openValues(tokenKey, sealed);
-  if (!expected) return false;
+  if (!expected || expected.every((v) => v === UNCHECKED)) return false;
   const values = given.split(',').map(Number);
-  return values.length === expected.length && values.every((v, i) => Math.abs(v - expected[i]) <= TOLERANCE);
+  return values.length === expected.length && values.every((v, i) => expected[i] === UNCHECKED || v === expected[i]);
 }

@@ -1,13 +1,16 @@
 import type { Stores } from '../stores/index.ts';
+import type { CounterHit } from '../stores/counter-store.ts';
 import { clientKey, networkKey, wideNetworkKey } from '../net/client-key.ts';
 import { ATTEMPT_IN_HASHES_LOG2, type WorkSize } from './work.ts';
+import { cappedBaseline, doublings, SITE_SURGE_FLOOR, surgeBits } from './surge.ts';
 
 /**
  * Server-observed evidence about a challenge request, and what it costs.
  *
  * The server counts what it sees (requests per client, per network and per wider network,
- * per site in the last minute, in sliding windows; the site's own rate over the last hour;
- * failed proofs and wrong answers; puzzles issued but never redeemed) and reads the request's
+ * per site in the last minute, in sliding windows; the site's own rate over the last day; which
+ * wide networks the site saw yesterday, and the rate of challenges from the others; failed
+ * proofs and wrong answers; puzzles issued but never redeemed) and reads the request's
  * headers. That alone sizes the proof of work. Client telemetry is read only to
  * make things worse for the client: `webdriver: true` adds work and lowers the score, a
  * missing interaction lowers the score; nothing the client says can lower its work or raise
@@ -19,28 +22,39 @@ import { ATTEMPT_IN_HASHES_LOG2, type WorkSize } from './work.ts';
  * | reason            | condition                                                         | extra bits |
  * |-------------------|-------------------------------------------------------------------|-----------:|
  * | velocity          | client (address, IPv6 /64) above {@link PACE}.client/min, network (IPv4 /24) above {@link PACE}.network/min, or wide network (IPv4 /16, IPv6 /48) above {@link PACE}.wide/min: one per doubling of the largest excess | ceil(log2(rate/pace)) |
- * | site_surge        | the site's rate this minute above twice its own average minute of the last hour (and above {@link PACE}.siteFloor/min): one per doubling, for every client of the site | ceil(log2(rate/threshold)) |
+ * | site_surge        | the site's rate this minute above twice its baseline (and above {@link PACE}.siteFloor/min): one per doubling. A request from a seen network counts only the seen networks' rate and baseline, so a surge from new networks leaves the usual visitors at the calm price | ceil(log2(rate/threshold)) |
+ * | new_networks      | a request from a network new to the site (IPv4 /16, IPv6 /48 from which the site had no challenge on the previous UTC day): the rate of new-network challenges this minute above twice the site's baseline of them (and above {@link PACE}.siteFloor/min), one per doubling, beyond what site_surge adds | ceil(log2(rate/threshold)) - site_surge |
  * | failures          | failed proofs / wrong answers from the client in 10 min            | 1 per 2, at most 3 |
  * | abandoned         | puzzles issued to the client in 10 min and never redeemed, above 3 | 1 per 4, at most 2 |
  * | headers           | User-Agent missing or naming a tool; Accept-Language missing; Referer from another origin | 1 each, at most 2 |
  * | webdriver         | telemetry says navigator.webdriver is true (only ever raises cost) | 1 |
  *
  * The total of extra bits is capped at {@link MAX_EXTRA_BITS}.
+ *
+ * Baselines (surge.ts `cappedBaseline`) are per minute over the complete hours of the last day
+ * (the hour under way never counts), and each hour counts for at most twice the level of the
+ * hours before it (or of {@link PACE}.siteFloor/min, whichever is higher): a surge raises its
+ * own baseline by at most 2x an hour and, on a site with a day of history, by about 1/24 of
+ * that, so an attack does not become the norm within the hour, as a one-hour average would.
  */
 
 /**
  * A person's pace, requests per minute: above it, work doubles per doubling of the rate.
  * `siteFloor`: a site's minute is a surge only above this many challenges, however quiet its
- * last hour was (one visitor's retries are no surge).
+ * last day was (one visitor's retries are no surge).
  */
-export const PACE = { client: 6, network: 12, wide: 48, siteFloor: 15 } as const;
+export const PACE = { client: 6, network: 12, wide: 48, siteFloor: SITE_SURGE_FLOOR } as const;
 /** Ceiling on the extra bits evidence can add (2^10 = 1024 times the level's work). */
 export const MAX_EXTRA_BITS = 10;
 
 const MINUTE = 60_000;
 const TEN_MINUTES = 600_000;
 const HOUR = 3_600_000;
-
+const DAY = 86_400_000;
+/** Complete hours a baseline reads. */
+const BASELINE_HOURS = 24;
+/** An hour's counter lives past the last baseline that reads it. */
+const HOUR_COUNTER_MS = (BASELINE_HOURS + 2) * HOUR;
 /**
  * Per-site security level: the work every token costs before any evidence is counted, in
  * attempts of the walk (pow/walk.ts; about 0.1 ms of a native core each, and about the same
@@ -64,7 +78,10 @@ export interface Evidence {
   networkRate: number;
   wideRate: number;
   siteRate: number;
-  /** The site's average challenges per minute over the last hour (sliding), this minute included. */
+  /**
+   * The site's usual challenges per minute: over the complete hours of the last day, each hour
+   * capped at twice the level before it ({@link cappedBaseline}).
+   */
   siteBaseline: number;
   failures: number;
   abandoned: number;
@@ -73,6 +90,12 @@ export interface Evidence {
   uaHeadless: boolean;
   acceptLanguageMissing: boolean;
   refererMismatch: boolean;
+  /** The request's wide network (IPv4 /16, IPv6 /48) had no challenge of the site the day before. Absent: seen. */
+  newNetwork?: boolean;
+  /** Challenges a minute (sliding) to the site from networks new to it. Absent: 0. */
+  newNetworkRate?: number;
+  /** The site's usual challenges per minute from new networks, as {@link siteBaseline} is computed. Absent: 0. */
+  newNetworkBaseline?: number;
 }
 
 export interface ObservedRequest {
@@ -88,6 +111,12 @@ export interface Telemetry {
   webdriver?: boolean;
   timeOnPageMs?: number;
   interactions?: number;
+  /** The window's outer and inner size and the screen's, in CSS pixels (risk.ts `headless_window`). */
+  window?: {
+    outer: readonly [number, number];
+    inner: readonly [number, number];
+    screen: readonly [number, number];
+  };
 }
 
 const automationUa =
@@ -101,7 +130,10 @@ const keys = (req: ObservedRequest, site: string) => {
     network: `ev:n:${networkKey(req.ip)}`,
     wide: `ev:w:${wideNetworkKey(req.ip)}`,
     site: `ev:s:${site}`,
-    siteHour: `ev:sh:${site}`,
+    siteHours: `ev:sd:${site}`,
+    newMinute: `ev:sn:${site}`,
+    newHours: `ev:snd:${site}`,
+    seen: `ev:seen:${site}:${wideNetworkKey(req.ip)}`,
     failures: `ev:f:${client}`,
     issued: `ev:i:${client}`,
     redeemed: `ev:r:${client}`,
@@ -119,30 +151,53 @@ export async function observe(
   now: number = Date.now(),
 ): Promise<Evidence> {
   const k = keys(req, site);
+  const hour = Math.floor(now / HOUR);
+  const day = Math.floor(now / DAY);
+  // The wide network's mark for the day before: absent, the network is new to the site.
+  const seenBefore = `${k.seen}:${day - 1}`;
   const rates = [
     sliding(k.client, MINUTE, now),
     sliding(k.network, MINUTE, now),
     sliding(k.wide, MINUTE, now),
     sliding(k.site, MINUTE, now),
-    sliding(k.siteHour, HOUR, now),
+    sliding(k.newMinute, MINUTE, now),
+  ];
+  const pastHours = Array.from({ length: BASELINE_HOURS }, (_, i) => hour - BASELINE_HOURS + i);
+  const hits: CounterHit[] = [
+    ...rates.slice(0, 4).map((r) => r.hit),
+    // The new networks' minute and hour count new networks only.
+    { ...rates[4].hit, onlyIfZero: seenBefore },
+    { key: k.issued, windowMs: TEN_MINUTES },
+    { key: `${k.siteHours}:${hour}`, windowMs: HOUR_COUNTER_MS },
+    { key: `${k.newHours}:${hour}`, windowMs: HOUR_COUNTER_MS, onlyIfZero: seenBefore },
+    { key: `${k.seen}:${day}`, windowMs: 2 * DAY },
+  ];
+  const reads = [
+    ...rates.map((r) => r.previous),
+    k.failures,
+    k.redeemed,
+    seenBefore,
+    ...pastHours.map((h) => `${k.siteHours}:${h}`),
+    ...pastHours.map((h) => `${k.newHours}:${h}`),
   ];
   // One store call (one Redis round trip) for every counter.
-  const counts = await stores.counters.tally(
-    [...rates.map((r) => r.hit), { key: k.issued, windowMs: TEN_MINUTES }],
-    [...rates.map((r) => r.previous), k.failures, k.redeemed],
-  );
+  const counts = await stores.counters.tally(hits, reads);
   const n = rates.length;
-  const [clientRate, networkRate, wideRate, siteRate, siteHour] = rates.map((r, i) =>
-    r.rate(counts[i], counts[n + 1 + i]),
+  const at = hits.length;
+  const [clientRate, networkRate, wideRate, siteRate, newNetworkRate] = rates.map((r, i) =>
+    r.rate(counts[i], counts[at + i]),
   );
-  const [issued, failures, redeemed] = [counts[n], counts[2 * n + 1], counts[2 * n + 2]];
+  const [issued, failures, redeemed, seen] = [counts[n], counts[at + n], counts[at + n + 1], counts[at + n + 2]];
+  const hourly = at + n + 3;
+  const siteHours = counts.slice(hourly, hourly + BASELINE_HOURS);
+  const newHours = counts.slice(hourly + BASELINE_HOURS, hourly + 2 * BASELINE_HOURS);
   const ua = req.userAgent?.trim() ?? '';
   return {
     clientRate,
     networkRate,
     wideRate,
     siteRate,
-    siteBaseline: siteHour / 60,
+    siteBaseline: cappedBaseline(siteHours),
     failures,
     abandoned: Math.max(0, issued - 1 - redeemed),
     uaMissing: !ua,
@@ -150,6 +205,9 @@ export async function observe(
     uaHeadless: headlessUa.test(ua),
     acceptLanguageMissing: !req.acceptLanguage?.trim(),
     refererMismatch: !!req.origin && !!req.referer && refererOrigin(req.referer) !== req.origin.trim().toLowerCase(),
+    newNetwork: seen === 0,
+    newNetworkRate,
+    newNetworkBaseline: cappedBaseline(newHours),
   };
 }
 
@@ -178,11 +236,6 @@ function sliding(key: string, windowMs: number, now: number) {
   };
 }
 
-/** Extra bits for a rate above a pace: one per doubling. */
-function doublings(rate: number, pace: number): number {
-  return rate > pace ? Math.ceil(Math.log2(rate / pace)) : 0;
-}
-
 /** The reasons (and bits) the evidence adds to the base work; see the table above. */
 export function extraBits(ev: Evidence, telemetry?: Telemetry): { bits: number; reasons: string[] } {
   const reasons: string[] = [];
@@ -200,7 +253,9 @@ export function extraBits(ev: Evidence, telemetry?: Telemetry): { bits: number; 
       doublings(ev.wideRate, PACE.wide),
     ),
   );
-  add('site_surge', doublings(ev.siteRate, siteSurgeThreshold(ev.siteBaseline)));
+  const surge = surgeBits(ev);
+  add('site_surge', surge.site);
+  add('new_networks', surge.newNetworks);
   add('failures', Math.min(3, Math.floor(ev.failures / 2)));
   add('abandoned', Math.min(2, Math.floor(Math.max(0, ev.abandoned - 3) / 4)));
   add(
@@ -232,11 +287,6 @@ export function workSize(
   return { count: base.count, bits: base.bits + extraBits(ev, telemetry).bits };
 }
 
-/** Above this many challenges a minute the site is surging: twice its recent average, at least {@link PACE}.siteFloor. */
-export function siteSurgeThreshold(baselinePerMinute: number): number {
-  return Math.max(PACE.siteFloor, 2 * baselinePerMinute);
-}
-
 /** Compact form of the evidence signed into a work ticket (read back by the score). */
 export function packEvidence(ev: Evidence): number[] {
   const flags =
@@ -255,6 +305,9 @@ export function packEvidence(ev: Evidence): number[] {
     flags,
     round(ev.wideRate),
     round(ev.siteBaseline),
+    Number(ev.newNetwork === true),
+    round(ev.newNetworkRate ?? 0),
+    round(ev.newNetworkBaseline ?? 0),
   ];
 }
 
@@ -268,6 +321,9 @@ export function unpackEvidence(packed: readonly number[] | undefined): Evidence 
     flags = 0,
     wideRate = 0,
     siteBaseline = 0,
+    newNetwork = 0,
+    newNetworkRate = 0,
+    newNetworkBaseline = 0,
   ] = packed ?? [];
   return {
     clientRate,
@@ -282,6 +338,9 @@ export function unpackEvidence(packed: readonly number[] | undefined): Evidence 
     uaHeadless: (flags & 4) !== 0,
     acceptLanguageMissing: (flags & 8) !== 0,
     refererMismatch: (flags & 16) !== 0,
+    newNetwork: newNetwork === 1,
+    newNetworkRate,
+    newNetworkBaseline,
   };
 }
 

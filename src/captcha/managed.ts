@@ -23,12 +23,14 @@ import {
 } from './evidence.ts';
 import { DIRECT_CHALLENGE_THRESHOLD, PASS_THRESHOLD, scoreEvidence } from './risk.ts';
 import { createV1, type V1View } from './v1.ts';
+import { testPassScore } from './test-keys.ts';
+import { attestedFor } from './private-token.ts';
 import { issueWork, openTicket, refusalOf, type WorkFailure, type WorkPurpose, type WorkView } from './work.ts';
 
 export type { Telemetry } from './evidence.ts';
 
-/** Work plus the environment proof's layout the widget measures in the page (null: no engine to take its values). */
-export type WorkChallenge = WorkView & { env: { probe: ProbeBox | null } };
+/** Work plus the environment proof's paragraph the widget measures in the page (null: no engine to take its values). */
+export type WorkChallenge = WorkView & { env: { probe: ProbeBox | null }; private_token: boolean };
 
 /** What the client sends back for a work challenge. */
 export interface WorkProof {
@@ -59,7 +61,7 @@ export async function issueChallenge(
     env: reference ? sealValues(deps.tokenKey, reference.values) : null,
   });
   if (purpose === 'v2' || purpose === 'v3') countIssued(deps, admitted, purpose, view.bits);
-  return { ...view, env: { probe: reference?.probe ?? null } };
+  return { ...view, env: { probe: reference?.probe ?? null }, private_token: deps.privateTokens === true };
 }
 
 export type ManagedOutcome =
@@ -89,13 +91,16 @@ export async function startManaged(
   const admitted = await admit(deps, input.sitekey, req);
   const action = input.action ?? null;
   const cdata = input.cdata ?? null;
-  if (admitted.test === 'pass')
-    return { outcome: 'pass', ...issueToken(deps, admitted, { kind: 'v2', action, cdata, score: 0.9 }) };
+  if (admitted.test === 'pass') {
+    const score = testPassScore(admitted.site.sitekey);
+    return { outcome: 'pass', ...issueToken(deps, admitted, { kind: 'v2', action, cdata, score }) };
+  }
   if (admitted.test) return { outcome: 'challenge', challenge: await createV1(deps, admitted, { action, cdata }) };
   const evidence = await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin }));
   const best = scoreEvidence({
     evidence,
-    telemetry: input.telemetry,
+    // Telemetry comes again with the proof; its absence here costs nothing yet.
+    telemetry: input.telemetry ?? {},
     envOk: true,
     work: { size: { count: 1, bits: 1 }, elapsedMs: 60_000 },
   });
@@ -145,23 +150,24 @@ export async function verifyManaged(
   }
   await guardStore(recordRedeemed(deps.stores, claims.site, req));
   const envOk = checkEnv(deps.tokenKey, claims.env, proof.env);
-  const { score } = scoreEvidence({
+  const { score, reasons } = scoreEvidence({
     evidence: unpackEvidence(claims.ev),
     telemetry: proof.telemetry,
     envOk,
     work: { size: claims, elapsedMs: checked.elapsedMs },
+    attested: await attestedFor(deps, claims.id),
   });
   if (score >= PASS_THRESHOLD) {
     return {
       success: true,
-      ...issueToken(deps, admitted, { kind: 'v2', action: claims.action, cdata: claims.cdata, score }),
+      ...issueToken(deps, admitted, { kind: 'v2', action: claims.action, cdata: claims.cdata, score, reasons }),
     };
   }
   // The image's no-image path is priced from this request's evidence, like any challenge.
   const challenge = await createV1(
     deps,
     admitted,
-    { action: claims.action, cdata: claims.cdata, score, workDone: true },
+    { action: claims.action, cdata: claims.cdata, score, reasons, engine: envOk, workDone: true },
     req,
   );
   return { success: false, error: 'challenge-required', challenge };
@@ -202,7 +208,7 @@ export async function issueScoreToken(
       kind: 'v3',
       action: input.action,
       cdata,
-      score: admitted.test === 'pass' ? 0.9 : 0,
+      score: admitted.test === 'pass' ? testPassScore(admitted.site.sitekey) : 0,
     });
   }
   const now = deps.now();
@@ -231,11 +237,12 @@ export async function issueScoreToken(
   }
   const claims = checked.claims;
   await guardStore(recordRedeemed(deps.stores, admitted.site.sitekey, req));
-  const { score } = scoreEvidence({
+  const { score, reasons } = scoreEvidence({
     evidence: unpackEvidence(claims.ev),
     telemetry: input.telemetry,
     envOk: checkEnv(deps.tokenKey, claims.env, input.env),
     work: { size: claims, elapsedMs: checked.elapsedMs },
+    attested: await attestedFor(deps, claims.id),
   });
-  return issueToken(deps, admitted, { kind: 'v3', action: input.action, cdata, score });
+  return issueToken(deps, admitted, { kind: 'v3', action: input.action, cdata, score, reasons });
 }

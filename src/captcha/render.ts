@@ -68,11 +68,6 @@ export function createRng(seed: number | Uint8Array): Rng {
   return next;
 }
 
-/** Loads the glyph masks now rather than on the first render. */
-export async function prepareRenderer(): Promise<void> {
-  await loadGlyphs();
-}
-
 /**
  * Renders `answer` (characters of ANSWER_ALPHABET; throws on others) as a 220x80 greyscale PNG.
  */

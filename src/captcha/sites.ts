@@ -37,10 +37,21 @@ export interface SecuritySettings {
   /** Null clears the floor. */
   min_work_bits?: number | null;
   remoteip_check?: RemoteipCheck;
+  /** Siteverify refuses tokens scoring below this (0 to 1, hundredths; 0 lets every token through). */
+  min_score?: number;
 }
+
+/** A new site's minimum score: tokens a program without a browser engine earns (at most 0.3) stay below it. */
+export const DEFAULT_MIN_SCORE = 0.5;
 
 function levelOf(value: string | null | undefined): SecurityLevel {
   return value === 'low' || value === 'high' ? value : 'default';
+}
+
+/** The stored minimum score as a number (PostgreSQL's double precision may arrive as text). */
+function scoreOf(value: unknown): number {
+  const n = Number(value ?? DEFAULT_MIN_SCORE);
+  return Number.isFinite(n) ? n : DEFAULT_MIN_SCORE;
 }
 
 function remoteipCheckOf(value: string | null | undefined): RemoteipCheck {
@@ -96,6 +107,7 @@ export async function createSite(
     minWorkBits: input.min_work_bits ?? null,
     siteverifyPerMinute: input.siteverifyPerMinute ?? null,
     remoteipCheck: input.remoteip_check ?? 'enforce',
+    minScore: input.min_score ?? DEFAULT_MIN_SCORE,
   });
   await em.persistAndFlush(site);
   return { site, secret };
@@ -121,6 +133,7 @@ export async function updateSite(
   if (change.security_level) site.securityLevel = change.security_level;
   if (change.min_work_bits !== undefined) site.minWorkBits = change.min_work_bits;
   if (change.remoteip_check) site.remoteipCheck = change.remoteip_check;
+  if (change.min_score !== undefined) site.minScore = change.min_score;
   if (change.siteverifyPerMinute !== undefined) site.siteverifyPerMinute = change.siteverifyPerMinute;
   if (change.origins) site.origins = parseOrigins(change.origins);
   if (change.name) site.name = change.name;
@@ -179,6 +192,7 @@ export interface SiteBySecret {
   sitekey: string;
   siteverifyPerMinute: number | null;
   remoteipCheck: RemoteipCheck;
+  minScore: number;
 }
 
 /**
@@ -202,7 +216,7 @@ export async function siteBySecret(
     ? await em.findOne(
         SiteSchema,
         { secretPrefix: prefix },
-        { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute', 'remoteipCheck'] },
+        { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute', 'remoteipCheck', 'minScore'] },
       )
     : null;
   if (!siteSecretScheme.matches(secret, site?.secretHash) || !site) return null;
@@ -210,6 +224,7 @@ export async function siteBySecret(
     sitekey: site.sitekey,
     siteverifyPerMinute: site.siteverifyPerMinute ?? null,
     remoteipCheck: remoteipCheckOf(site.remoteipCheck),
+    minScore: scoreOf(site.minScore),
   };
   caches.bySecretHash.set(cacheKey, { ...found, until: now + SITE_CACHE_MS });
   return found;
@@ -263,5 +278,6 @@ export function describeSite(site: Site) {
     secret_rotated_at: site.secretRotatedAt ? site.secretRotatedAt.toISOString() : null,
     siteverify_per_minute: site.siteverifyPerMinute ?? null,
     remoteip_check: remoteipCheckOf(site.remoteipCheck),
+    min_score: scoreOf(site.minScore),
   };
 }

@@ -33,6 +33,8 @@ export interface Verdict {
   cdata?: string | null;
   score?: number;
   kind?: TokenClaims['kind'];
+  /** What set the score (risk.ts reasons), and `below_site_minimum` when the site's minimum refused it. */
+  reasons?: string[];
 }
 
 export interface SiteverifyInput {
@@ -68,6 +70,21 @@ function successFrom(claims: TokenClaims): Verdict {
     cdata: claims.cdata,
     ...(claims.score !== null ? { score: claims.score } : {}),
     kind: claims.kind,
+    reasons: claims.reasons,
+  };
+}
+
+/**
+ * A token scoring below its site's minimum: refused with the code every provider's clients
+ * already handle as a failed check (`invalid-input-response`), with its score, kind and
+ * reasons so the site can see why. Not redeemed: nothing is spent by a refusal.
+ */
+function belowMinimum(claims: TokenClaims): Verdict {
+  return {
+    ...failure('invalid-input-response'),
+    ...(claims.score !== null ? { score: claims.score } : {}),
+    kind: claims.kind,
+    reasons: [...claims.reasons, 'below_site_minimum'],
   };
 }
 
@@ -103,6 +120,8 @@ interface Normalised {
   idempotencyKey?: string;
   /** The network (networkKey) of `remoteip`, when it is an address. */
   remoteNet?: string;
+  /** `remoteip` was sent but is not one address (a list, a name, garbage): the call is malformed. */
+  remoteipInvalid: boolean;
 }
 
 function normalise(input: SiteverifyInput): Normalised {
@@ -113,6 +132,7 @@ function normalise(input: SiteverifyInput): Normalised {
     sitekey: input.sitekey || undefined,
     idempotencyKey: input.idempotency_key || undefined,
     remoteNet: remoteip && isIP(remoteip) ? networkKey(remoteip) : undefined,
+    remoteipInvalid: !!remoteip && !isIP(remoteip),
   };
 }
 
@@ -145,21 +165,22 @@ interface Redeemable {
 }
 
 /**
- * Checks 1-6 of {@link verifyToken}, which need no store: a verdict already decided, or the
- * token to redeem.
+ * Checks 1-6 of {@link verifyToken} on the site its secret names (null when none does), which
+ * need no store: a verdict already decided, or the token to redeem.
  */
 async function examine(
   deps: SiteverifyDeps,
-  { secret, response, sitekey, idempotencyKey, remoteNet }: Normalised,
-  knownSite: SiteBySecret | null | undefined,
+  { secret, response, sitekey, idempotencyKey, remoteNet, remoteipInvalid }: Normalised,
+  site: SiteBySecret | null,
 ): Promise<{ verdict: Verdict } | Redeemable> {
   if (!secret)
     return { verdict: failure('missing-input-secret', ...(response ? [] : (['missing-input-response'] as const))) };
   if (!response) return { verdict: failure('missing-input-response') };
+  // Silently ignoring a `remoteip` we cannot read would turn the network binding off.
+  if (remoteipInvalid) return { verdict: failure('bad-request') };
   const testKind = deps.testKeys ? testSecretKind(secret) : null;
   if (testKind) return { verdict: testVerdict(testKind, response, deps) };
 
-  const site = knownSite === undefined ? await siteBySecret(deps.em, secret, deps.now()) : knownSite;
   if (!site) return { verdict: failure('invalid-input-secret') };
   if (response.length > MAX_TOKEN_LENGTH) return { verdict: failure('invalid-input-response') };
   const opened = openToken(response, deps.tokenKey);
@@ -169,11 +190,18 @@ async function examine(
     return { verdict: failure('invalid-input-response') };
   const now = deps.now();
   if (isExpired(claims, now)) return { verdict: failure('timeout-or-duplicate') };
-  let redeemed = claims;
-  if (remoteipMismatch(claims, remoteNet, site)) {
-    if (site.remoteipCheck === 'enforce') return { verdict: failure('remoteip-mismatch') };
-    redeemed = { ...claims, score: Math.min(claims.score ?? REMOTEIP_MISMATCH_SCORE, REMOTEIP_MISMATCH_SCORE) };
-  }
+  const mismatch = remoteipMismatch(claims, remoteNet, site);
+  if (mismatch && site.remoteipCheck === 'enforce') return { verdict: failure('remoteip-mismatch') };
+  // The minimum judges the evidence the token was solved with (a token sealed by an earlier
+  // version, without a score, counts as 0); a relaxed remoteip check lowers it afterwards.
+  if ((claims.score ?? 0) < site.minScore) return { verdict: belowMinimum(claims) };
+  const redeemed = mismatch
+    ? {
+        ...claims,
+        score: Math.min(claims.score ?? REMOTEIP_MISMATCH_SCORE, REMOTEIP_MISMATCH_SCORE),
+        reasons: [...claims.reasons, 'remoteip_mismatch'],
+      }
+    : claims;
 
   const remainingMs = claims.iat + TOKEN_TTL_MS - now;
   // Spent marks outlive the token by a margin, so clock steps cannot reopen it.
@@ -204,18 +232,21 @@ async function redeem(deps: SiteverifyDeps, { claims, markTtl, verdictKey }: Red
 
 /**
  * The one-time token verifier behind both siteverify paths. Checks, in this order:
- * 1. secret present, 2. response present, 3. secret known (test secrets answer at once),
+ * 1. secret present, 2. response present, and `remoteip`, when sent, one address
+ * (`bad-request` otherwise), 3. secret known (test secrets answer at once),
  * 4. token opens under our key and is at most 2048 characters, 5. token belongs to the
  * secret's site (and to `sitekey` when given), 6. not expired (300 s), and solved on the
  * network of `remoteip` when the site sends one (IPv4 /24, IPv6 /64; the site's
- * `remoteip_check` may relax this to a low score or turn it off), 7. with an
+ * `remoteip_check` may relax this to a low score or turn it off), and scoring at least the
+ * site's minimum (`invalid-input-response` with the score and reasons below it), 7. with an
  * idempotency key, a verdict already given for it and this token is repeated, 8. the token
  * is redeemed atomically (SET NX): only the first redemption succeeds. Any store failure
  * answers `internal-error`, never a success. No rate limit: {@link siteverify} is the call
  * behind the HTTP routes.
  */
 export async function verifyToken(deps: SiteverifyDeps, input: SiteverifyInput): Promise<Verdict> {
-  const examined = await examine(deps, normalise(input), undefined);
+  const call = normalise(input);
+  const examined = await examine(deps, call, await secretSite(deps, call.secret));
   return 'verdict' in examined ? examined.verdict : redeem(deps, examined);
 }
 
@@ -275,6 +306,8 @@ function countOutcome(events: ChallengeEvents, sitekey: string, outcome: Sitever
     events.record(sitekey, 'refused', early ? 'expired' : 'duplicate');
   } else if (verdict['error-codes'][0] === 'remoteip-mismatch') {
     events.record(sitekey, 'refused', 'remoteip_mismatch');
+  } else if (verdict.reasons?.includes('below_site_minimum')) {
+    events.record(sitekey, 'refused', 'below_minimum');
   }
 }
 

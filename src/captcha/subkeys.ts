@@ -1,7 +1,7 @@
 import { createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 
 /** What a key derived from TOKEN_KEY is for; each purpose has its own, so none stands in for another. */
-export type SubkeyPurpose = 'answer-derive' | 'answer-hash' | 'answer-seal' | 'env-proof' | 'work-ticket';
+export type SubkeyPurpose = 'answer-derive' | 'env-proof' | 'gateway-clearance' | 'work-ticket';
 
 /** Per TOKEN_KEY: the key itself (under `token`) and each derived subkey, as KeyObjects. */
 const imported = new WeakMap<Buffer, Map<SubkeyPurpose | 'token', KeyObject>>();

@@ -12,6 +12,7 @@
  * | 3x00000000000000000000FF                   | forces the interactive v1 challenge              |
  * | 6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI   | reCAPTCHA's test sitekey: passes                 |
  * | 10000000-ffff-ffff-ffff-000000000001       | hCaptcha's test sitekey: passes                  |
+ * | 4x00000000000000000000NN (NN: 00 to 99)    | passes with the score 0.NN (v2 at once, v3, and siteverify shows it), so a site's own tests can check its threshold |
  *
  * Test secrets accept only dummy tokens: the providers' published dummy responses
  * (DUMMY_TOKENS) and the tokens our test sitekeys issue (test-only: they prove nothing).
@@ -65,8 +66,18 @@ const sitekeyKinds: Record<string, TestSitekeyKind> = {
   [TEST_SITEKEYS.hcaptcha]: 'pass',
 };
 
+/** Test sitekeys that pass with a chosen score: `4x`, twenty zeros, and the score's two digits. */
+const scoredSitekey = /^4x0{20}(\d\d)$/;
+
 export function testSitekeyKind(sitekey: string): TestSitekeyKind | null {
+  if (scoredSitekey.test(sitekey)) return 'pass';
   return Object.hasOwn(sitekeyKinds, sitekey) ? sitekeyKinds[sitekey] : null;
+}
+
+/** The score a passing test sitekey's tokens carry: its chosen one, else 0.9. */
+export function testPassScore(sitekey: string): number {
+  const chosen = scoredSitekey.exec(sitekey);
+  return chosen ? Number(chosen[1]) / 100 : 0.9;
 }
 
 export function isTestSitekey(sitekey: string): boolean {

@@ -1,7 +1,7 @@
-import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { pooledRandomBytes } from './random-bytes.ts';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { keyObject } from './subkeys.ts';
 import { TOKEN_LIMITS } from './wire.ts';
+import { SCORE_REASONS } from './risk.ts';
 
 /**
  * Sealed verification tokens: the claims a widget earned, encrypted and authenticated with
@@ -43,6 +43,11 @@ export interface TokenClaims {
    * Null in tokens sealed before the field existed.
    */
   net: string | null;
+  /**
+   * The reasons that set the score (risk.ts), shown by siteverify. Empty in tokens sealed
+   * before the field existed and in test sitekeys' tokens.
+   */
+  reasons: string[];
 }
 
 export type OpenTokenResult = { ok: true; claims: TokenClaims } | { ok: false; reason: 'malformed' | 'tampered' };
@@ -60,7 +65,7 @@ const kinds: readonly TokenKind[] = ['v1', 'v2', 'v3'];
 
 /** A fresh random token id (16 bytes, base64url). */
 export function newTokenId(): string {
-  return pooledRandomBytes(16).toString('base64url');
+  return randomBytes(16).toString('base64url');
 }
 
 /**
@@ -83,10 +88,11 @@ export function sealToken(claims: TokenClaims, key: Buffer): string {
       score,
       claims.cdata,
       claims.net,
+      reasonBits(claims.reasons),
     ]),
     'utf8',
   );
-  const iv = pooledRandomBytes(IV_BYTES);
+  const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', keyObject(key), iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(AAD);
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
@@ -172,6 +178,17 @@ function validateClaims(c: TokenClaims): void {
   if (c.score !== null && !(typeof c.score === 'number' && c.score >= 0 && c.score <= 1))
     fail('score must be within 0..1');
   if (c.net !== null && !boundedString(c.net, TOKEN_LIMITS.net)) fail('net');
+  if (!Array.isArray(c.reasons) || !c.reasons.every((r) => (SCORE_REASONS as readonly string[]).includes(r)))
+    fail('reasons (risk.ts SCORE_REASONS only)');
+}
+
+/** Reasons as a bit set over SCORE_REASONS: a few characters, whatever the list. */
+function reasonBits(reasons: readonly string[]): number {
+  return reasons.reduce((bits, r) => bits | (2 ** (SCORE_REASONS as readonly string[]).indexOf(r)), 0);
+}
+
+function reasonsOf(bits: number): string[] {
+  return SCORE_REASONS.filter((_, i) => Math.floor(bits / 2 ** i) % 2 === 1);
 }
 
 function boundedString(s: unknown, max: number): boolean {
@@ -185,14 +202,15 @@ function parseClaims(plaintext: Buffer): TokenClaims | null {
   } catch {
     return null;
   }
-  // Eight fields: a token sealed before `net` existed (at most TOKEN_TTL_MS ago).
-  if (!Array.isArray(v) || (v.length !== 8 && v.length !== 9)) return null;
-  const [id, site, hostname, iat, kind, action, score, cdata, net = null] = v as unknown[];
+  // Eight or nine fields: a token sealed before `net` or `reasons` existed (at most TOKEN_TTL_MS ago).
+  if (!Array.isArray(v) || v.length < 8 || v.length > 10) return null;
+  const [id, site, hostname, iat, kind, action, score, cdata, net = null, reasons = 0] = v as unknown[];
   const strOrNull = (x: unknown) => x === null || typeof x === 'string';
   if (typeof id !== 'string' || typeof site !== 'string' || typeof hostname !== 'string') return null;
   if (typeof iat !== 'number' || !kinds.includes(kind as TokenKind)) return null;
   if (!strOrNull(action) || !strOrNull(cdata) || !strOrNull(net) || !(score === null || typeof score === 'number'))
     return null;
+  if (!Number.isSafeInteger(reasons) || (reasons as number) < 0) return null;
   return {
     id,
     site,
@@ -203,5 +221,6 @@ function parseClaims(plaintext: Buffer): TokenClaims | null {
     score: score,
     cdata: cdata,
     net: net,
+    reasons: reasonsOf(reasons as number),
   };
 }

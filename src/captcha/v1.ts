@@ -1,8 +1,6 @@
-import { createHmac } from 'node:crypto';
-import { pooledRandomBytes } from './random-bytes.ts';
+import { createHmac, randomBytes } from 'node:crypto';
 import { AppError, notFound, validationError } from '../errors.ts';
-import { answerMatches, deriveAnswer, sameAnswer } from './answer.ts';
-import { openAnswer } from './answer-seal.ts';
+import { deriveAnswer, sameAnswer } from './answer.ts';
 import { subkey } from './subkeys.ts';
 import {
   admit,
@@ -18,9 +16,21 @@ import {
 import type { RefusalReason } from '../analytics/counter.ts';
 import { createRng, renderChallenge } from './render.ts';
 import { TEST_ANSWER } from './test-keys.ts';
-import { NO_IMAGE_EXTRA_BITS, observe, recordFailure, recordRedeemed, workSize, type Evidence } from './evidence.ts';
+import {
+  NO_IMAGE_EXTRA_BITS,
+  observe,
+  packEvidence,
+  recordFailure,
+  recordRedeemed,
+  unpackEvidence,
+  workSize,
+  type Evidence,
+  type Telemetry,
+} from './evidence.ts';
 import { issueWork, refusalOf, type WorkView } from './work.ts';
-import { IMAGE_ANSWER_SCORE, WORK_ONLY_SCORE } from './risk.ts';
+import { scoreEvidence } from './risk.ts';
+import { attestedFor } from './private-token.ts';
+import { checkEnv, sealValues, type ProbeBox } from './env-proof.ts';
 
 /** How long a challenge lives, how many answers and new images it allows. */
 export const V1_LIMITS = { ttlMs: 10 * 60_000, attempts: 3, regenerations: 5 } as const;
@@ -33,14 +43,6 @@ export interface V1State {
   kind: 'v1';
   site: string;
   hostname: string;
-  /**
-   * States written before answers were derived kept the answer's keyed hash (answer.ts
-   * `hashAnswer`, `answer-hash` subkey) and a sealed copy (answer-seal.ts); such a state is
-   * checked and drawn from them until it ends (ten minutes at most), and a regeneration
-   * moves it to derived answers.
-   */
-  answerHash?: string;
-  answerSealed?: string;
   attempts: number;
   regenerations: number;
   expiresAt: number;
@@ -48,6 +50,14 @@ export interface V1State {
   cdata: string | null;
   /** Score carried into the token when the managed flow escalated here. */
   score: number | null;
+  /** The managed flow's reasons, and whether its environment proof was right, when it escalated here. */
+  reasons?: string[];
+  engine?: boolean;
+  /** The environment proof's paragraph and its sealed values (null: escalated, exempt or no engine). */
+  probe?: ProbeBox | null;
+  env?: string | null;
+  /** What the server saw when the challenge was created (evidence.ts packEvidence), for the score. */
+  ev?: number[];
   /** The test sitekey `block` never lets a challenge be solved. */
   unsolvable: boolean;
   /** The managed flow's work was already done (it escalated here): answers need no more. */
@@ -76,23 +86,25 @@ export interface V1View {
    * with `no_image: true` instead of an answer. Null for test sitekeys.
    */
   no_image: WorkView | null;
+  /** The environment proof the answer carries: a paragraph to measure in the page (env-proof.ts). */
+  env: { probe: ProbeBox } | null;
+  /** The service asks Private Access Tokens: the widget fetches this challenge's private-token route once. */
+  private_token: boolean;
 }
 
 /**
- * The answer of challenge `id`'s current image: the test sitekeys' fixed one, the sealed copy
- * of a state written before answers were derived, else derived from the id and the number of
- * regenerations. Storing no answer keeps v1 state small (a live challenge is held ten
- * minutes, and floods create many) and spares each challenge a keyed hash and an encryption.
+ * The answer of challenge `id`'s current image: the test sitekeys' fixed one, else derived
+ * from the id and the number of regenerations. Storing no answer keeps v1 state small (a live
+ * challenge is held ten minutes, and floods create many) and spares each challenge a keyed
+ * hash and an encryption.
  */
 export function currentAnswer(tokenKey: Buffer, id: string, s: V1State): string {
   if (s.exempt) return TEST_ANSWER;
-  if (s.answerSealed) return openAnswer(s.answerSealed, tokenKey);
   return deriveAnswer(subkey(tokenKey, 'answer-derive'), id, s.regenerations);
 }
 
 /** Whether `given` answers the state's current image (constant-time comparisons). */
 function answers(deps: CaptchaDeps, id: string, s: V1State, given: string): boolean {
-  if (s.answerHash && !s.exempt) return answerMatches(s.answerHash, subkey(deps.tokenKey, 'answer-hash'), id, given);
   return sameAnswer(currentAnswer(deps.tokenKey, id, s), given);
 }
 
@@ -114,6 +126,8 @@ function view(deps: CaptchaDeps, id: string, s: V1State): V1View {
     regenerations_left: Math.max(0, V1_LIMITS.regenerations - s.regenerations),
     work: s.exempt || s.workDone ? null : ticket('v1', 0),
     no_image: s.exempt ? null : ticket('v1-no-image', NO_IMAGE_EXTRA_BITS),
+    env: s.probe ? { probe: s.probe } : null,
+    private_token: !s.exempt && deps.privateTokens === true,
   };
 }
 
@@ -125,12 +139,14 @@ export async function createV1(
     action?: string | null;
     cdata?: string | null;
     score?: number | null;
+    reasons?: string[];
+    engine?: boolean;
     workDone?: boolean;
     evidence?: Evidence;
   } = {},
   req?: BrowserRequest,
 ): Promise<V1View> {
-  const id = pooledRandomBytes(16).toString('base64url');
+  const id = randomBytes(16).toString('base64url');
   const evidence =
     opts.evidence ??
     (!admitted.test && req
@@ -139,6 +155,8 @@ export async function createV1(
   const size = evidence
     ? workSize(admitted.site.level, admitted.site.minWorkBits, evidence)
     : workSize(admitted.site.level, admitted.site.minWorkBits, idle);
+  // The managed flow judged the environment already; otherwise this challenge carries its own proof.
+  const reference = admitted.test || opts.workDone ? undefined : await deps.reference?.take();
   const state: V1State = {
     kind: 'v1',
     site: admitted.site.sitekey,
@@ -149,6 +167,10 @@ export async function createV1(
     action: opts.action ?? null,
     cdata: opts.cdata ?? null,
     score: opts.score ?? null,
+    ...(opts.reasons ? { reasons: opts.reasons, engine: opts.engine ?? false } : {}),
+    probe: reference?.probe ?? null,
+    env: reference ? sealValues(deps.tokenKey, reference.values) : null,
+    ev: packEvidence(evidence ?? idle),
     unsolvable: admitted.test === 'block',
     workDone: opts.workDone ?? false,
     exempt: admitted.test !== null,
@@ -195,17 +217,21 @@ const idle: Evidence = {
  */
 export async function renderV1Asset(deps: CaptchaDeps, id: string, req: BrowserRequest): Promise<Buffer> {
   const { state } = await load(deps, id, req);
-  const drawn = state.answerSealed ?? `${id}:${state.regenerations}`;
-  const seed = createHmac('sha256', deps.tokenKey).update(`auditcaptcha/v1-render:${drawn}`).digest().subarray(0, 16);
+  const seed = createHmac('sha256', deps.tokenKey)
+    .update(`auditcaptcha/v1-render:${id}:${state.regenerations}`)
+    .digest()
+    .subarray(0, 16);
   return renderChallenge(currentAnswer(deps.tokenKey, id, state), { rng: createRng(seed) });
 }
 
-/** What a v1 answer carries besides the answer: the proof of `work` (or of `no_image`). */
+/** What a v1 answer carries besides the answer: the proof of `work` (or of `no_image`), the environment answer, telemetry. */
 export interface V1Proof {
   answer?: string;
   no_image?: boolean;
   work?: string;
   solutions?: string;
+  env?: string;
+  telemetry?: Telemetry;
 }
 
 export type V1Verdict =
@@ -239,6 +265,7 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
     if (!state.exempt) deps.events?.record(state.site, 'refused', reason);
   };
   if (noImage && state.exempt) return { success: false, error: 'invalid-proof', attempts_left: left() };
+  let elapsedMs: number | undefined;
   if (noImage || !(state.workDone || state.exempt)) {
     const checked = await redeemProof(deps, proof, {
       site: state.site,
@@ -252,8 +279,12 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
       return { success: false, error: 'invalid-proof', attempts_left: left(), ...nextWork(deps, id, state) };
     }
     await guardStore(recordRedeemed(deps.stores, state.site, req));
+    elapsedMs = checked.elapsedMs;
   }
-  if (noImage) return finish(deps, id, state, admitted, WORK_ONLY_SCORE);
+  const attested = await attestedFor(deps, id);
+  const scored = (s: V1State, imageAnswer: boolean) =>
+    v1Score(deps, s, proof, { imageAnswer, noImage, elapsedMs, attested });
+  if (noImage) return finish(deps, id, state, admitted, scored(state, false));
   // A challenge with no attempts left is deleted here rather than counted again.
   const counted = (await guardStore(
     deps.stores.challenges.update(id, (s: V1State) =>
@@ -265,7 +296,7 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
     return { success: false, error: 'challenge-spent', attempts_left: 0 };
   }
   const right = !counted.unsolvable && answers(deps, id, counted, proof.answer!);
-  if (right) return finish(deps, id, counted, admitted, IMAGE_ANSWER_SCORE);
+  if (right) return finish(deps, id, counted, admitted, scored(counted, true));
   refused('wrong_answer');
   if (!counted.exempt) await guardStore(recordFailure(deps.stores, state.site, req));
   const remaining = V1_LIMITS.attempts - counted.attempts;
@@ -282,19 +313,49 @@ function nextWork(deps: CaptchaDeps, id: string, s: V1State): { work?: WorkView 
   return work ? { work } : {};
 }
 
+/** Test sitekeys' image challenges: a fixed score, as before scores had reasons. */
+const EXEMPT_SCORE = { score: 0.3, reasons: [] };
+
 /**
- * Seals the token, then spends the challenge; a lost race is a 404 (someone else spent it).
- * Its score is the path's ceiling (risk.ts), or the escalated v2 score when that is lower.
+ * A v1 token's score (risk.ts). Escalated from the managed flow: that flow's score, raised by
+ * a right image answer when its environment proof was right (a person whose evidence fell
+ * short, say behind a busy network). Otherwise scored here like a managed token: the work,
+ * this challenge's own environment proof, the image answer and the evidence seen when the
+ * challenge was made; the no-image path is the same without the image answer.
  */
+function v1Score(
+  deps: CaptchaDeps,
+  s: V1State,
+  proof: V1Proof,
+  how: { imageAnswer: boolean; noImage: boolean; elapsedMs: number | undefined; attested: boolean },
+): { score: number; reasons: string[] } {
+  const { imageAnswer, noImage, elapsedMs, attested } = how;
+  if (s.exempt) return EXEMPT_SCORE;
+  if (s.workDone) {
+    const base = s.score ?? 0;
+    if (noImage || !s.engine) return { score: base, reasons: s.reasons ?? [] };
+    return { score: Math.min(1, Math.round(base * 100 + 20) / 100), reasons: [...(s.reasons ?? []), 'image_answer'] };
+  }
+  const size = { count: s.count, bits: s.bits + (noImage ? NO_IMAGE_EXTRA_BITS : 0) };
+  return scoreEvidence({
+    evidence: unpackEvidence(s.ev),
+    telemetry: proof.telemetry,
+    envOk: checkEnv(deps.tokenKey, s.env ?? null, proof.env),
+    work: elapsedMs === undefined ? undefined : { size, elapsedMs },
+    imageAnswer,
+    attested,
+  });
+}
+
+/** Seals the token with its score, then spends the challenge; a lost race is a 404 (someone else spent it). */
 async function finish(
   deps: CaptchaDeps,
   id: string,
   s: V1State,
   admitted: AdmittedSite,
-  ceiling: number,
+  scored: { score: number; reasons: string[] },
 ): Promise<V1Verdict> {
-  const score = Math.min(s.score ?? ceiling, ceiling);
-  const issued = issueToken(deps, admitted, { kind: 'v1', action: s.action, cdata: s.cdata, score });
+  const issued = issueToken(deps, admitted, { kind: 'v1', action: s.action, cdata: s.cdata, ...scored });
   if (!(await guardStore(deps.stores.challenges.delete(id)))) throw notFound('Challenge');
   return { success: true, ...issued };
 }
@@ -311,9 +372,7 @@ export async function regenerateV1(deps: CaptchaDeps, id: string, req: BrowserRe
     deps.stores.challenges.update(id, (s: V1State) => {
       regenerated = s.regenerations < V1_LIMITS.regenerations;
       if (!regenerated) return s;
-      // A state from before derived answers moves to them: the next image's answer is derived.
-      const { answerHash: _hash, answerSealed: _sealed, ...rest } = s;
-      return { ...rest, regenerations: s.regenerations + 1 };
+      return { ...s, regenerations: s.regenerations + 1 };
     }),
   )) as V1State | null;
   if (!next) throw notFound('Challenge');

@@ -28,10 +28,39 @@ const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform
 const count = z.coerce.number().int().min(0).max(86_400_000);
 /** Telemetry sent by the widget: it can only raise the work asked or lower a score. */
 export const telemetry = z
-  .object({ webdriver: flag.optional(), time_on_page_ms: count.optional(), interactions: count.optional() })
+  .object({
+    webdriver: flag.optional(),
+    time_on_page_ms: count.optional(),
+    interactions: count.optional(),
+    outer_width: count.optional(),
+    outer_height: count.optional(),
+    inner_width: count.optional(),
+    inner_height: count.optional(),
+    screen_width: count.optional(),
+    screen_height: count.optional(),
+  })
   .optional()
   .transform((t) =>
-    t ? { webdriver: t.webdriver, timeOnPageMs: t.time_on_page_ms, interactions: t.interactions } : undefined,
+    t
+      ? {
+          webdriver: t.webdriver,
+          timeOnPageMs: t.time_on_page_ms,
+          interactions: t.interactions,
+          window:
+            t.outer_width !== undefined &&
+            t.outer_height !== undefined &&
+            t.inner_width !== undefined &&
+            t.inner_height !== undefined &&
+            t.screen_width !== undefined &&
+            t.screen_height !== undefined
+              ? {
+                  outer: [t.outer_width, t.outer_height] as const,
+                  inner: [t.inner_width, t.inner_height] as const,
+                  screen: [t.screen_width, t.screen_height] as const,
+                }
+              : undefined,
+        }
+      : undefined,
   );
 
 /** A proof as sent back: the signed ticket, the nonces joined by commas, the environment answer. */
@@ -51,11 +80,14 @@ export const workView = z.object({
   bits: z.number().int(),
   expires_at: z.string(),
 });
-/** A layout box of the environment proof (env-proof.ts ProbeBox). */
+/** A box of the environment proof's paragraph (env-proof.ts ProbeBox). */
 const probeBox: z.ZodType<ProbeBox> = z.lazy(() =>
-  z.object({ s: z.record(z.string(), z.string()), c: z.array(probeBox).optional(), m: z.literal(1).optional() }),
+  z.object({ s: z.record(z.string(), z.string()), c: z.array(probeBox).optional(), t: z.string().optional() }),
 );
-export const workChallenge = workView.extend({ env: z.object({ probe: probeBox.nullable() }) });
+/** The environment proof's paragraph (null: the service had no engine to measure it). */
+const envChallenge = z.object({ probe: probeBox.nullable() });
+/** `private_token`: the service asks Private Access Tokens (PAT_ISSUERS): the widget fetches the challenge's private-token route once. */
+export const workChallenge = workView.extend({ env: envChallenge, private_token: z.boolean() });
 
 export const tokenOut = z.object({ token: z.string(), expires_at: z.string() });
 export const v1View = z.object({
@@ -67,6 +99,9 @@ export const v1View = z.object({
   regenerations_left: z.number().int(),
   work: workView.nullable(),
   no_image: workView.nullable(),
+  /** The environment proof the answer carries (null for test sitekeys and after the managed flow's own). */
+  env: envChallenge.nullable(),
+  private_token: z.boolean(),
 });
 export const v1Verdict = z.union([
   tokenOut.extend({ success: z.literal(true) }),

@@ -1,8 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { walkWasm } from '../../pow/compile.ts';
 import { instantiateWalk, MAX_NONCE, passes, puzzleKey, WALK } from '../../pow/walk.ts';
 import type { RefusalReason } from '../analytics/counter.ts';
-import { pooledRandomBytes } from './random-bytes.ts';
 import { subkey } from './subkeys.ts';
 
 /**
@@ -105,7 +104,7 @@ export function issueWork(
   const count = clamp(opts.size.count, 1, WORK_LIMITS.maxCount);
   const bits = clamp(opts.size.bits, WORK_LIMITS.minBits, WORK_LIMITS.maxBits);
   const claims: WorkClaims = {
-    id: pooledRandomBytes(16).toString('base64url'),
+    id: randomBytes(16).toString('base64url'),
     site: opts.site,
     purpose: opts.purpose,
     bind: opts.bind,
@@ -229,23 +228,6 @@ export function solutionsPass(claims: Pick<WorkClaims, 'id' | 'bits'>, nonces: r
 /** Expected attempts of a challenge of this size. */
 export function expectedAttempts(size: WorkSize): number {
   return size.count * 2 ** size.bits;
-}
-
-/**
- * Solves every puzzle, counting nonces up from 0 (what a bot on a server does with our own
- * code; tests use it). Returns the solutions string and the attempts made.
- */
-export function solveWork(view: Pick<WorkView, 'id' | 'count' | 'bits'>): { solutions: string; attempts: number } {
-  const out: number[] = [];
-  let attempts = 0;
-  for (let i = 0; i < view.count; i++) {
-    const key = puzzleKey(view.id, i);
-    let found = -1;
-    for (let start = 0; found < 0; start += WALK.lanes * 64) found = walk!.search(key, view.bits, start, 64);
-    out.push(found);
-    attempts += found + 1;
-  }
-  return { solutions: out.join(','), attempts };
 }
 
 function clamp(n: number, lo: number, hi: number): number {

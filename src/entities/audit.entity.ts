@@ -2,7 +2,50 @@ import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
 import { UserSchema } from './user.entity.ts';
 import { ReportSchema } from './report.entity.ts';
-import type { RunChanges, RunSummary } from '../audits/changes.ts';
+
+/* The JSON columns of a run: its summary and what changed since the run before it (src/audits/changes.ts computes both). */
+
+/** A run's accessibility category over its rendered pages. */
+export interface RunAccessibility {
+  /** `needs_rendering` when no page of the run was rendered (the audit's `render`). */
+  status: 'measured' | 'needs_rendering';
+  /** Pages with an accessibility score. */
+  pages: number;
+  /** Their mean accessibility score; null when none. */
+  score: number | null;
+  /** The rules failing on the most pages, most first (at most 10). */
+  top_failing_rules: Array<{ rule: string; pages: number }>;
+}
+
+export interface RunSummary {
+  pages: number;
+  failed_pages: number;
+  score: number | null;
+  grades: { good: number; decent: number; bad: number };
+  /** The checks failing on the most pages, most first (at most 10). */
+  top_failing_checks: Array<{ check: string; pages: number }>;
+  accessibility: RunAccessibility;
+  /** Set by the run's end when the audited host is behind a gateway site of the same account. */
+  gateway?: {
+    passed: boolean;
+    checks: Array<{ persona: string; outcome: 'pass' | 'challenge' | 'refuse' | 'deny'; rule: string; ok: boolean }>;
+  };
+}
+
+export interface RunChanges {
+  /** The run compared with; null for an audit's first run (everything else is then empty). */
+  previous_run: number | null;
+  pages_added: string[];
+  pages_gone: string[];
+  grades_moved: Array<{ url: string; from: string; to: string }>;
+  newly_failing: Array<{ url: string; checks: string[] }>;
+  fixed: Array<{ url: string; checks: string[] }>;
+  /** The same for accessibility rules, per page. */
+  accessibility: {
+    newly_failing: Array<{ url: string; rules: string[] }>;
+    fixed: Array<{ url: string; rules: string[] }>;
+  };
+}
 
 export type AuditStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 export type AuditPageStatus = 'queued' | 'done' | 'failed';

@@ -47,7 +47,10 @@ export const ReportSchema = defineEntity({
   properties: {
     id: p.integer().primary().autoincrement(),
     user: p.manyToOne(UserSchema).deleteRule('cascade'),
+    /** phpRank's short form of the address (src/reports/urls.ts `storedUrl`), as the API shows it. */
     url: p.string().length(2048),
+    /** The full address the report was analysed at (its final URL), for re-analysis and the share page. */
+    fullUrl: p.text(),
     /**
      * `lower(url)`, kept by PostgreSQL, for the URL search: `url_lower LIKE lower(pattern)` is
      * what `url ILIKE pattern` computes in a UTF-8 database, without lowering every row it

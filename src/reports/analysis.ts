@@ -1,6 +1,6 @@
 // Values come from the modules that hold them, types from the analyzer's public interface: its
 // barrel loads the whole engine, which startEngine() brings in on the first analysis.
-import type { AnalysisResult, AnalyzerOptions } from '../analyzer/index.ts';
+import type { AnalysisResult, AnalyzerOptions, TargetUrl } from '../analyzer/index.ts';
 import { AnalyzeError } from '../analyzer/errors.ts';
 import type { LinkResult, LinkTask } from '../analyzer/links.ts';
 import { defaultAnalyzerOptions } from '../analyzer/options.ts';
@@ -26,7 +26,7 @@ export interface ReportAnalyzer {
    * `signal` (the request's: its client went away) abandons the analysis: it leaves its queue
    * or stops where it is, frees its slots, and rejects with the signal's reason.
    */
-  analyze(url: string, opts: { tenant: string; render?: boolean; signal?: AbortSignal }): Promise<StoredAnalysis>;
+  analyze(url: TargetUrl, opts: { tenant: string; render?: boolean; signal?: AbortSignal }): Promise<StoredAnalysis>;
   readonly pool: FairPool;
   /**
    * A crawl's read of links or a sitemap, in the check workers (never on the event loop), under
@@ -102,7 +102,7 @@ export function createReportAnalyzer(config: Config, parts: ReportAnalyzerParts 
       engine = undefined; // a later analysis tries again
       throw err;
     }));
-  const timed = async (url: string, tenant: string, render?: boolean, signal?: AbortSignal) => {
+  const timed = async (url: TargetUrl, tenant: string, render?: boolean, signal?: AbortSignal) => {
     const started = performance.now();
     let outcome = 'error';
     try {
@@ -180,18 +180,25 @@ export function createReportAnalyzer(config: Config, parts: ReportAnalyzerParts 
         if (entry) results['gsb'] = entry;
       }
       const { score, result } = scoreOf(results, options.weights);
-      return { url: storedUrl(analysis.finalUrl), project: analysis.project, score, result, results };
+      return {
+        url: storedUrl(analysis.finalUrl),
+        fullUrl: analysis.finalUrl,
+        project: analysis.project,
+        score,
+        result,
+        results,
+      };
     },
   };
 }
 
 interface AnalysisEngine {
   /** analyzeUrl: a plain function, held as a property so it is never called on the engine object. */
-  analyze: (url: string, options: AnalyzerOptions, signal?: AbortSignal) => Promise<AnalysisResult>;
+  analyze: (url: TargetUrl, options: AnalyzerOptions, signal?: AbortSignal) => Promise<AnalysisResult>;
   /** Set when rendering is on (ANALYZER_RENDER); it falls back to analyzeUrl by itself. */
   renderer?: {
     analyze(
-      url: string,
+      url: TargetUrl,
       options: AnalyzerOptions,
       render?: boolean,
       signal?: AbortSignal,

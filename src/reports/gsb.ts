@@ -4,10 +4,8 @@
  * otherwise reports leave it out. When the lookup itself fails the check is left out too (an
  * outage of Google's is no verdict on the page).
  */
-import { checkIdentity } from '../analyzer/checks/definitions.ts';
+import { gsbCheck as gsb } from '../analyzer/checks/gsb.ts';
 import type { ResultEntry } from './results.ts';
-
-const gsb = checkIdentity('gsb');
 
 export interface SafeBrowsingOptions {
   apiKey: string;

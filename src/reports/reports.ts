@@ -8,7 +8,7 @@ import { addToProject, countReports, removeFromProject, type ReportContribution 
 import { likeContains } from './pagination.ts';
 import { countSearchTotal, knownSearchTotal, lockReportsOf } from './search-totals.ts';
 import { sql } from './sql.ts';
-import { shareUrl } from './share-page/index.ts';
+import { shareUrl } from './share-address.ts';
 import type { ReportResults } from './results.ts';
 import { RawJson } from '../raw-json.ts';
 
@@ -44,7 +44,10 @@ function contribution(
 
 /** What an analysis stores: `url` as phpRank keeps it, the project, the grade and the results. */
 export interface StoredAnalysis {
+  /** phpRank's short form of the final address. */
   url: string;
+  /** The final address in full. */
+  fullUrl: string;
   project: string;
   score: number;
   result: ReportResult;
@@ -74,6 +77,7 @@ export async function createReport(
     const report = tx.create(ReportSchema, {
       user: tx.getReference(UserSchema, userId),
       url: analysis.url,
+      fullUrl: analysis.fullUrl,
       project: analysis.project,
       result: analysis.result,
       score: analysis.score,
@@ -130,6 +134,7 @@ export async function updateReport(
       const before = contribution(report, userId);
       const a = change.analysis;
       report.url = a.url;
+      report.fullUrl = a.fullUrl;
       report.project = a.project;
       report.score = a.score;
       report.result = a.result;

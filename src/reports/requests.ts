@@ -9,7 +9,7 @@ import { validationError } from '../errors.ts';
 import type { ReportAnalyzer } from './analysis.ts';
 import { hashPassword } from './passwords.ts';
 import { createReport, getReport, updateReport, type PasswordChange } from './reports.ts';
-import { fullUrlOf, parseReportUrl } from './urls.ts';
+import { parseReportUrl } from './urls.ts';
 
 export interface ReportDeps {
   em: EntityManager;
@@ -79,7 +79,7 @@ export async function updateReportFromRequest(
   if (privacy !== 2) password = { kind: 'clear' };
   else if (input.password) password = { kind: 'set', hash: await hashPassword(input.password) };
   const analysis = input.reanalyse
-    ? await deps.analyzer.analyze(fullUrlOf(current), {
+    ? await deps.analyzer.analyze(parseReportUrl(current.fullUrl), {
         tenant: String(userId),
         render: input.render,
         signal: input.signal,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ReportSchema, type Report } from '../entities/report.entity.ts';
 import { verifyPassword } from './passwords.ts';
-import { SHARE_ID } from './share-page/index.ts';
+import { SHARE_ID } from './share-address.ts';
 
 export type SharedReport =
   { kind: 'visible'; report: Report } | { kind: 'password'; shareId: string } | { kind: 'missing' };

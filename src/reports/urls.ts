@@ -1,18 +1,17 @@
 import { AnalyzeError } from '../analyzer/errors.ts';
-import { parseTargetUrl } from '../analyzer/address-guard.ts';
-import type { Report } from '../entities/report.entity.ts';
+import { parseTargetUrl, type TargetUrl } from '../analyzer/address-guard.ts';
 import { validationError } from '../errors.ts';
-import type { ReportResults } from './results.ts';
 
 /**
  * The one URL rule of reports: the analyzer's own parser (absolute http or https, a host, no
  * credentials, at most 2048 characters), run before any network work. Its refusals become a
- * 422 on `url` with `reason: "invalid_url"`, the analyzer's vocabulary. Returns the URL.
+ * 422 on `url` with `reason: "invalid_url"`, the analyzer's vocabulary. Returns the URL, parsed
+ * once: the analyzer takes it as it is.
  */
-export function parseReportUrl(input: string): string {
+export function parseReportUrl(input: string): TargetUrl {
   if (!input.trim()) throw validationError('url', 'The url field is required.', { reason: 'invalid_url' });
   try {
-    return parseTargetUrl(input).href;
+    return parseTargetUrl(input);
   } catch (err) {
     if (err instanceof AnalyzeError) throw validationError('url', err.message, { reason: err.reason });
     throw err;
@@ -31,10 +30,4 @@ export function storedUrl(href: string): string {
 /** A search term read the way `url` is stored, so a pasted full address still matches. */
 export function storedUrlSearch(term: string): string {
   return term.replace(/^https?:\/\//i, '').replace(/^www\./i, '');
-}
-
-/** The address a stored report was made for: its full URL, kept in `results.seo_friendly_url.value`. */
-export function fullUrlOf(report: Pick<Report, 'url' | 'results'>): string {
-  const value = (report.results as ReportResults)['seo_friendly_url']?.value;
-  return typeof value === 'string' && /^https?:\/\//i.test(value) ? value : `http://${report.url}`;
 }

@@ -14,7 +14,8 @@ export interface CounterStore {
   /**
    * Several counters in one store call (one round trip on Redis): counts one hit on each of
    * `hits`, as {@link hit} does, and reads each of `reads`, as {@link count} does. Resolves to
-   * the hits' counts in order, then the reads'.
+   * the hits' counts in order, then the reads'. A hit with `onlyIfZero` counts only when that
+   * counter reads 0 before any hit of the call; otherwise it is read as {@link count} reads.
    */
   tally(hits: readonly CounterHit[], reads: readonly string[]): Promise<number[]>;
 }
@@ -23,6 +24,8 @@ export interface CounterStore {
 export interface CounterHit {
   key: string;
   windowMs: number;
+  /** Another counter: the hit counts only when this one reads 0 (at the start of the call). */
+  onlyIfZero?: string;
 }
 
 /** Process-memory counters; `now` is injectable for fake time. */
@@ -44,7 +47,9 @@ export function memoryCounterStore(prefix: string, now: () => number = () => Dat
       return count(key);
     },
     async tally(hits, reads) {
-      const out = hits.map((h) => hit(h.key, h.windowMs));
+      // Conditions first: a hit of this call never decides another's condition.
+      const skip = hits.map((h) => h.onlyIfZero !== undefined && count(h.onlyIfZero) !== 0);
+      const out = hits.map((h, i) => (skip[i] ? count(h.key) : hit(h.key, h.windowMs)));
       for (const key of reads) out.push(count(key));
       return out;
     },
@@ -53,14 +58,22 @@ export function memoryCounterStore(prefix: string, now: () => number = () => Dat
 
 /**
  * For each of the first ARGV[1] keys (their windows in ARGV[2..]): INCR, and set the expiry
- * when the key has none (i.e. it was just created); then GET of the rest (0 when absent).
- * One atomic step, one reply.
+ * when the key has none (i.e. it was just created); then GET of the rest (0 when absent), up
+ * to ARGV[2 + ARGV[1]] keys of replies. The keys after those are conditions: ARGV[2 + hits +
+ * i] names the key index whose value must be 0 (read before any INCR) for hit i to count; 0
+ * for none. A hit whose condition fails is a GET. One atomic step, one reply.
  */
 const tallyScript = redisScript(`
 local hits = tonumber(ARGV[1])
+local replies = tonumber(ARGV[hits + 2])
+local skip = {}
+for i = 1, hits do
+  local c = tonumber(ARGV[hits + 2 + i] or '0')
+  skip[i] = c > 0 and (tonumber(redis.call('GET', KEYS[c]) or '0') or 0) ~= 0
+end
 local out = {}
-for i = 1, #KEYS do
-  if i <= hits then
+for i = 1, replies do
+  if i <= hits and not skip[i] then
     local n = redis.call('INCR', KEYS[i])
     if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[i + 1]) end
     out[i] = n
@@ -74,9 +87,17 @@ return out
 /** Redis counters: INCR plus PEXPIRE-if-none in one Lua script (a hit is a tally of one). */
 export function redisCounterStore(client: RedisClient, prefix: string): CounterStore {
   const tally: CounterStore['tally'] = async (hits, reads) => {
+    const keys = [...hits.map((h) => prefix + h.key), ...reads.map((k) => prefix + k)];
+    const replies = keys.length;
+    const conditions = hits.map((h) => (h.onlyIfZero === undefined ? 0 : keys.push(prefix + h.onlyIfZero)));
     const reply = (await tallyScript(client, {
-      keys: [...hits.map((h) => prefix + h.key), ...reads.map((k) => prefix + k)],
-      arguments: [String(hits.length), ...hits.map((h) => String(positiveTtl(h.windowMs)))],
+      keys,
+      arguments: [
+        String(hits.length),
+        ...hits.map((h) => String(positiveTtl(h.windowMs))),
+        String(replies),
+        ...conditions.map(String),
+      ],
     })) as unknown[];
     return reply.map(Number);
   };

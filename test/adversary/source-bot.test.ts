@@ -2,17 +2,18 @@
  * Issue 27's first adversary: an HTTP bot that has read our source and may call any of it. It
  * sends a browser's headers (they are only text), solves the work with the widget's own SIMD
  * search, and answers the environment proof as well as code without a layout engine can: by
- * reading the layout's styles and adding up the lengths it finds. It never gets a v2 pass or a
- * token scoring above 0.3, on any security level; forged, replayed and cross-site proofs are
- * refused; a token carried to another network is refused at siteverify.
+ * breaking the paragraph's words into lines by guessing their widths. It never gets a v2 pass or
+ * a token scoring above 0.3, on any security level, so siteverify refuses its tokens at the
+ * site's default minimum; forged, replayed and cross-site proofs are refused; a token carried
+ * to another network is refused at siteverify.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomInt } from 'node:crypto';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, siteverify, solveProofAsync } from '../helpers/captcha.ts';
+import { browser, createTestSite, envAnswerFor, siteverify, solveProofAsync } from '../helpers/captcha.ts';
 import type { ProbeBox } from '../../src/captcha/env-proof.ts';
-import { probeValueCount } from '../../src/captcha/env-proof.ts';
+import { textValueCount } from '../../src/captcha/env-proof.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -38,21 +39,28 @@ const post = (path: string, json: unknown, from: string) =>
 const telemetry = { webdriver: false, time_on_page_ms: 9000, interactions: 12 };
 
 /**
- * The bot's best answer without a layout engine: each measured box at the origin with the
- * pixel lengths its own style names (width, height, flex basis); zeros where it names none.
+ * The bot's best answer without a layout engine: the words broken into lines greedily at the
+ * paragraph's width, each letter guessed at half the font size (it has no font metrics, no
+ * floats, no inline blocks).
  */
 function emulate(probe: ProbeBox): string {
-  const px = (v: string | undefined) => Number(/^(\d+)px$/.exec(v ?? '')?.[1] ?? 0);
+  const size = Number.parseInt(probe.s['font-size'] ?? '30', 10);
+  const width = Number.parseInt(probe.s.width ?? '300', 10);
   const out: number[] = [];
-  const walk = (box: ProbeBox) => {
-    if (box.m) {
-      const basis = (box.s.flex ?? '').split(' ')[2];
-      out.push(0, 0, px(box.s.width) || px(basis), px(box.s.height));
+  let line = 0;
+  let x = 0;
+  for (const run of probe.c ?? []) {
+    for (const word of run.t?.split(' ') ?? []) {
+      const w = word.length * size * 0.5;
+      if (x > 0 && x + w > width) {
+        line++;
+        x = 0;
+      }
+      x += w + size * 0.3;
+      out.push(line);
     }
-    box.c?.forEach(walk);
-  };
-  walk(probe);
-  expect(out).toHaveLength(probeValueCount(probe));
+  }
+  expect(out).toHaveLength(textValueCount(probe));
   return out.join(',');
 }
 
@@ -76,8 +84,9 @@ describe('the source-holding HTTP bot', () => {
     const from = ip();
     const token = await v3Token(sites[level].sitekey, from);
     const verdict = await siteverify(server.url, { secret: sites[level].secret, response: token, remoteip: from });
-    expect(verdict.body).toMatchObject({ success: true, kind: 'v3' });
+    expect(verdict.body).toMatchObject({ success: false, 'error-codes': ['invalid-input-response'], kind: 'v3' });
     expect(verdict.body.score).toBeLessThanOrEqual(0.3);
+    expect(verdict.body.reasons).toContain('no_layout_engine');
   });
 
   it.each(LEVELS)('gets no v2 pass: after its work, the image (level %s)', { timeout: 180_000 }, async (level) => {
@@ -96,7 +105,7 @@ describe('the source-holding HTTP bot', () => {
     expect(verified.body.token).toBeUndefined();
   });
 
-  it('the no-image path gives a v1 token that says it is work only (score 0.1)', async () => {
+  it('the no-image path gives a v1 token that says it is work only, below the minimum', async () => {
     const from = ip();
     const created = (await post('/api/v1/challenges', { sitekey: sites.low.sitekey }, from)).body;
     const res = await post(
@@ -110,7 +119,9 @@ describe('the source-holding HTTP bot', () => {
       response: res.body.token,
       remoteip: from,
     });
-    expect(verdict.body).toMatchObject({ success: true, kind: 'v1', score: 0.1 });
+    expect(verdict.body).toMatchObject({ success: false, kind: 'v1' });
+    expect(verdict.body.score).toBeLessThanOrEqual(0.3);
+    expect(verdict.body.reasons).toEqual(expect.arrayContaining(['no_layout_engine', 'below_site_minimum']));
   });
 
   it('forged, replayed and cross-site proofs are refused', async () => {
@@ -143,5 +154,35 @@ describe('the source-holding HTTP bot', () => {
     const usedAt = '198.51.100.77';
     const verdict = await siteverify(server.url, { secret: sites.low.secret, response: token, remoteip: usedAt });
     expect(verdict.body).toEqual({ success: false, 'error-codes': ['remoteip-mismatch'] });
+  });
+
+  it('a real browser’s answer, captured and replayed onto other challenges, earns nothing', async () => {
+    const fields = { sitekey: sites.low.sitekey, action: 'login', telemetry };
+    const from = ip();
+    // One right answer, as a real browser measured it (the oracle's, or a person's captured).
+    const captured = (await post('/api/v3/challenges', fields, from)).body.challenge;
+    const answer = envAnswerFor(services, captured);
+    const probes = new Set([JSON.stringify(captured.env.probe)]);
+    for (let i = 0; i < 6; i++) {
+      const at = ip();
+      const { challenge } = (await post('/api/v3/challenges', fields, at)).body;
+      // Each challenge has a paragraph of its own: no answer is asked twice.
+      expect(probes.has(JSON.stringify(challenge.env.probe))).toBe(false);
+      probes.add(JSON.stringify(challenge.env.probe));
+      const done = await post(
+        '/api/v3/challenges',
+        { ...fields, ...(await solveProofAsync(challenge)), env: answer },
+        at,
+      );
+      expect(done.status).toBe(201);
+      const verdict = await siteverify(server.url, {
+        secret: sites.low.secret,
+        response: done.body.token,
+        remoteip: at,
+      });
+      expect(verdict.body).toMatchObject({ success: false });
+      expect(verdict.body.score).toBeLessThanOrEqual(0.3);
+      expect(verdict.body.reasons).toContain('no_layout_engine');
+    }
   });
 });

@@ -6,15 +6,11 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  AnalyzeError,
-  analyzeUrl,
-  defaultAnalyzerOptions,
-  type AnalysisResult,
-  type AnalyzeFailure,
-  type AnalyzerOptionsOverrides,
-  type CheckResult,
-} from '../../src/analyzer/index.ts';
+import { analyzeUrl, type AnalysisResult } from '../../src/analyzer/analyze.ts';
+import type { CheckResult } from '../../src/analyzer/checks/types.ts';
+import { AnalyzeError, type AnalyzeFailure } from '../../src/analyzer/errors.ts';
+import { defaultAnalyzerOptions, type AnalyzerOptionsOverrides } from '../../src/analyzer/options.ts';
+import { reportScoreOf } from '../helpers/report-score.ts';
 import { goodHeaders, goodPage, goodPath, goodSite, poorPath, poorSiteFallback } from './fixtures/pages.ts';
 import {
   selfSignedCert,
@@ -23,6 +19,7 @@ import {
   type FixtureHandler,
   type FixtureServer,
 } from './fixtures/server.ts';
+import { parseTargetUrl } from '../../src/analyzer/address-guard.ts';
 
 const servers: FixtureServer[] = [];
 afterEach(async () => {
@@ -70,10 +67,11 @@ async function expectFailure(promise: Promise<unknown>, reason: AnalyzeFailure):
 describe('a well-built page', () => {
   it('grades good, and the checks it was built for pass', async () => {
     const site = await serve((origin) => goodSite(origin, 'gzip'));
-    const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
-    expect(result.result).toBe('good');
-    expect(result.score).toBeGreaterThanOrEqual(80);
-    expect(Number.isInteger(result.score)).toBe(true);
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options());
+    const report = reportScoreOf(result, options().weights);
+    expect(report.result).toBe('good');
+    expect(report.score).toBeGreaterThanOrEqual(80);
+    expect(Number.isInteger(report.score)).toBe(true);
     expect(result.status).toBe(200);
     expect(result.finalUrl).toBe(`${site.origin}${goodPath}`);
     expect(result.project).toBe('127.0.0.1');
@@ -142,9 +140,10 @@ describe('a well-built page', () => {
 describe('a poor page', () => {
   it('grades bad, and failing checks name the offending elements', async () => {
     const site = await serve(() => ({}), poorSiteFallback());
-    const result = await analyzeUrl(`${site.origin}${poorPath}`, options());
-    expect(result.result).toBe('bad');
-    expect(result.score).toBeLessThan(50);
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}${poorPath}`), options());
+    const report = reportScoreOf(result, options().weights);
+    expect(report.result).toBe('bad');
+    expect(report.score).toBeLessThan(50);
     const failed = (id: string) => {
       const c = check(result, id);
       expect(c.passed, id).toBe(false);
@@ -197,7 +196,7 @@ describe('redirects', () => {
 
   it('follows a chain and records the final URL', async () => {
     const site = await serve(chain(3));
-    const result = await analyzeUrl(`${site.origin}/r0`, options());
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}/r0`), options());
     expect(result.requestedUrl).toBe(`${site.origin}/r0`);
     expect(result.finalUrl).toBe(`${site.origin}${goodPath}`);
     expect(site.hits.slice(0, 4)).toEqual(['/r0', '/r1', '/r2', goodPath]);
@@ -205,13 +204,13 @@ describe('redirects', () => {
 
   it('follows exactly maxRedirects hops', async () => {
     const site = await serve(chain(10));
-    const result = await analyzeUrl(`${site.origin}/r0`, options());
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}/r0`), options());
     expect(result.finalUrl).toBe(`${site.origin}${goodPath}`);
   });
 
   it('fails with too_many_redirects past 10 hops', async () => {
     const site = await serve(chain(11));
-    await expectFailure(analyzeUrl(`${site.origin}/r0`, options()), 'too_many_redirects');
+    await expectFailure(analyzeUrl(parseTargetUrl(`${site.origin}/r0`), options()), 'too_many_redirects');
     expect(site.hits).not.toContain(goodPath);
   });
 
@@ -220,12 +219,12 @@ describe('redirects', () => {
       '/a': { status: 302, headers: { location: '/b' } },
       '/b': { status: 307, headers: { location: '/a' } },
     }));
-    await expectFailure(analyzeUrl(`${site.origin}/a`, options()), 'too_many_redirects');
+    await expectFailure(analyzeUrl(parseTargetUrl(`${site.origin}/a`), options()), 'too_many_redirects');
   });
 
   it('refuses a redirect to a non-http scheme', async () => {
     const site = await serve(() => ({ '/': { status: 302, headers: { location: 'file:///etc/passwd' } } }));
-    await expectFailure(analyzeUrl(`${site.origin}/`, options()), 'invalid_url');
+    await expectFailure(analyzeUrl(parseTargetUrl(`${site.origin}/`), options()), 'invalid_url');
   });
 });
 
@@ -233,7 +232,7 @@ describe('content encodings', () => {
   for (const encoding of ['gzip', 'br', 'deflate', undefined] as const) {
     it(`decodes ${encoding ?? 'identity'}`, async () => {
       const site = await serve((origin) => goodSite(origin, encoding));
-      const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
+      const result = await analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options());
       expect(check(result, 'title').value).toBe('Coffee Brewing Guide: Methods and Tips');
       expect(check(result, 'content_length').passed).toBe(true);
       expect(check(result, 'text_compression')).toMatchObject({
@@ -252,7 +251,7 @@ describe('content encodings', () => {
         res.end(zlib.deflateRawSync(Buffer.from(goodPage(origin))));
       },
     }));
-    const result = await analyzeUrl(`${site.origin}/`, options());
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}/`), options());
     expect(check(result, 'title').value).toBe('Coffee Brewing Guide: Methods and Tips');
   });
 });
@@ -263,7 +262,7 @@ describe('robots.txt, 404 handling and indexing', () => {
       ...goodSite(origin),
       '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nDisallow: /guide\n' },
     }));
-    const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options());
     expect(check(result, 'robots').passed).toBe(false);
     expect(check(result, 'robots').details).toEqual(['robots.txt disallows this page (line 2: Disallow: /guide).']);
   });
@@ -273,7 +272,7 @@ describe('robots.txt, 404 handling and indexing', () => {
       ...goodSite(origin),
       '/robots.txt': { body: 'User-agent: *\nAllow: /\n\nUser-agent: WebsiteAnalyzer\nDisallow: /\n' },
     }));
-    const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options());
     expect(check(result, 'robots').passed).toBe(false);
   });
 
@@ -282,7 +281,7 @@ describe('robots.txt, 404 handling and indexing', () => {
       headers: { 'content-type': 'text/html' },
       body: '<p>Everything exists</p>',
     });
-    const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options());
     expect(check(result, '404_page')).toMatchObject({ passed: false, value: 200 });
     expect(site.hits.some((h) => h.startsWith('/this-page-should-not-exist-'))).toBe(true);
   });
@@ -292,7 +291,7 @@ describe('robots.txt, 404 handling and indexing', () => {
       ...goodSite(origin),
       [goodPath]: { headers: { ...goodHeaders, 'x-robots-tag': 'googlebot: noindex' }, body: goodPage(origin) },
     }));
-    const result = await analyzeUrl(`${site.origin}${goodPath}`, options());
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options());
     expect(check(result, 'noindex').details).toEqual(['X-Robots-Tag: googlebot: noindex']);
   });
 });
@@ -303,7 +302,7 @@ describe('auxiliary fetches', () => {
       ...goodSite(origin),
       '/robots.txt': { delayMs: 10_000, body: 'User-agent: *\nDisallow: /\n' },
     }));
-    const result = await analyzeUrl(`${site.origin}${goodPath}`, options({ totalTimeoutMs: 300 }));
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options({ totalTimeoutMs: 300 }));
     expect(result.status).toBe(200);
     expect(check(result, 'robots')).toMatchObject({ passed: true, value: { status: null, rules: false } });
     expect(check(result, 'sitemap').passed).toBe(false);
@@ -331,7 +330,7 @@ describe('failures', () => {
     }));
     const opts = options({ maxBodyBytes: 100_000 });
     for (const path of ['/declared', '/chunked', '/gzip']) {
-      await expectFailure(analyzeUrl(`${site.origin}${path}`, opts), 'too_large');
+      await expectFailure(analyzeUrl(parseTargetUrl(`${site.origin}${path}`), opts), 'too_large');
     }
   });
 
@@ -339,7 +338,7 @@ describe('failures', () => {
     const site = await serve((origin) => ({
       '/slow': { delayMs: 10_000, headers: { 'content-type': 'text/html' }, body: goodPage(origin) },
     }));
-    await expectFailure(analyzeUrl(`${site.origin}/slow`, options({ totalTimeoutMs: 200 })), 'timeout');
+    await expectFailure(analyzeUrl(parseTargetUrl(`${site.origin}/slow`), options({ totalTimeoutMs: 200 })), 'timeout');
   });
 
   it('timeout when the body stalls', async () => {
@@ -349,7 +348,10 @@ describe('failures', () => {
         res.write('<html><body>'); // never ends
       },
     }));
-    await expectFailure(analyzeUrl(`${site.origin}/stall`, options({ totalTimeoutMs: 200 })), 'timeout');
+    await expectFailure(
+      analyzeUrl(parseTargetUrl(`${site.origin}/stall`), options({ totalTimeoutMs: 200 })),
+      'timeout',
+    );
   });
 
   it('not_html for a JSON response and for an unlabelled binary one', async () => {
@@ -360,15 +362,15 @@ describe('failures', () => {
         res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
       },
     }));
-    const err = await expectFailure(analyzeUrl(`${site.origin}/api`, options()), 'not_html');
+    const err = await expectFailure(analyzeUrl(parseTargetUrl(`${site.origin}/api`), options()), 'not_html');
     expect(err.message).toContain('application/json');
-    await expectFailure(analyzeUrl(`${site.origin}/blob`, options()), 'not_html');
+    await expectFailure(analyzeUrl(parseTargetUrl(`${site.origin}/blob`), options()), 'not_html');
   });
 
   it('http_error for 4xx and 5xx pages', async () => {
     const site = await serve(() => ({ '/boom': { status: 500, body: 'oops' } }));
-    await expectFailure(analyzeUrl(`${site.origin}/boom`, options()), 'http_error');
-    await expectFailure(analyzeUrl(`${site.origin}/missing`, options()), 'http_error');
+    await expectFailure(analyzeUrl(parseTargetUrl(`${site.origin}/boom`), options()), 'http_error');
+    await expectFailure(analyzeUrl(parseTargetUrl(`${site.origin}/missing`), options()), 'http_error');
   });
 
   it('refused when nothing listens on the port', async () => {
@@ -376,7 +378,7 @@ describe('failures', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await expectFailure(analyzeUrl(`http://127.0.0.1:${port}/`, options()), 'refused');
+    await expectFailure(analyzeUrl(parseTargetUrl(`http://127.0.0.1:${port}/`), options()), 'refused');
   });
 
   it('tls for an untrusted (self-signed) certificate', async () => {
@@ -384,7 +386,7 @@ describe('failures', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const err = await expectFailure(analyzeUrl(`https://127.0.0.1:${port}/`, options()), 'tls');
+      const err = await expectFailure(analyzeUrl(parseTargetUrl(`https://127.0.0.1:${port}/`), options()), 'tls');
       expect(err.message).toMatch(/^The secure connection to 127\.0\.0\.1:\d+ failed \(\w+\)\.$/);
     } finally {
       server.closeAllConnections();
@@ -393,7 +395,10 @@ describe('failures', () => {
   });
 
   it('an unknown .invalid host (answered locally, RFC 6761) gets the one refusal of a name', async () => {
-    const err = await expectFailure(analyzeUrl('http://no-such-host.invalid/', options()), 'forbidden_address');
+    const err = await expectFailure(
+      analyzeUrl(parseTargetUrl('http://no-such-host.invalid/'), options()),
+      'forbidden_address',
+    );
     expect(err.message).toBe('The host no-such-host.invalid does not resolve to an address that can be analyzed.');
   });
 
@@ -401,10 +406,10 @@ describe('failures', () => {
     const lookup = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     };
-    await expectFailure(analyzeUrl('http://example.test/', options({ lookup })), 'forbidden_address');
+    await expectFailure(analyzeUrl(parseTargetUrl('http://example.test/'), options({ lookup })), 'forbidden_address');
   });
 
-  it('invalid_url for bad input', async () => {
+  it('invalid_url for bad input, before anything is fetched', async () => {
     for (const url of [
       'ftp://example.com/',
       'javascript:alert(1)',
@@ -412,14 +417,17 @@ describe('failures', () => {
       `http://example.com/${'a'.repeat(2048)}`,
       'http://user:pw@example.com/',
     ]) {
-      await expectFailure(analyzeUrl(url, options()), 'invalid_url');
+      await expectFailure(
+        Promise.resolve().then(() => parseTargetUrl(url)),
+        'invalid_url',
+      );
     }
   });
 
   it("rejects with the caller's abort reason", async () => {
     const site = await serve(() => ({ '/slow': { delayMs: 10_000, body: 'x' } }));
     const controller = new AbortController();
-    const pending = analyzeUrl(`${site.origin}/slow`, options(), controller.signal);
+    const pending = analyzeUrl(parseTargetUrl(`${site.origin}/slow`), options(), controller.signal);
     setTimeout(() => controller.abort(new Error('client went away')), 20);
     await expect(pending).rejects.toThrow('client went away');
   });

@@ -6,16 +6,14 @@
 import type { ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  AnalyzeError,
-  CheckPool,
-  analyzeUrl,
-  defaultAnalyzerOptions,
-  type AnalyzerOptionsOverrides,
-} from '../../src/analyzer/index.ts';
+import { analyzeUrl } from '../../src/analyzer/analyze.ts';
+import { CheckPool } from '../../src/analyzer/check-pool.ts';
+import { AnalyzeError } from '../../src/analyzer/errors.ts';
+import { defaultAnalyzerOptions, type AnalyzerOptionsOverrides } from '../../src/analyzer/options.ts';
 import { brotliBomb, gzipBomb } from './bombs.ts';
 import { goodPath, goodSite } from './fixtures/pages.ts';
 import { startFixtureServer, type FixtureHandler, type FixtureServer } from './fixtures/server.ts';
+import { parseTargetUrl } from '../../src/analyzer/address-guard.ts';
 
 const servers: FixtureServer[] = [];
 afterEach(async () => {
@@ -85,7 +83,7 @@ describe('compression bombs', () => {
     it(`${kind}: the page is refused as too_large at the decoded cap, quickly and in bounded memory`, async () => {
       const bomb = kind === 'br' ? await brotliBomb(16) : gzipBomb(4096);
       const site = await serve((origin) => ({ ...goodSite(origin), [goodPath]: bombRoute(bomb, kind) }));
-      const run = await measure(() => analyzeUrl(`${site.origin}${goodPath}`, options()));
+      const run = await measure(() => analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options()));
       console.log(
         `${kind} page bomb (${bomb.length} bytes): ${run.ms.toFixed(0)} ms, ${run.cpuMs.toFixed(0)} CPU ms, +${run.rssGrowthMb.toFixed(0)} MB RSS`,
       );
@@ -102,7 +100,7 @@ describe('compression bombs', () => {
         ...goodSite(origin),
         '/robots.txt': bombRoute(bomb, kind, 'text/plain'),
       }));
-      const run = await measure(() => analyzeUrl(`${site.origin}${goodPath}`, options()));
+      const run = await measure(() => analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options()));
       console.log(
         `${kind} robots.txt bomb (${bomb.length} bytes): ${run.ms.toFixed(0)} ms, ${run.cpuMs.toFixed(0)} CPU ms, +${run.rssGrowthMb.toFixed(0)} MB RSS`,
       );
@@ -129,7 +127,7 @@ describe('ANALYZER_TIMEOUT_MS bounds the whole analysis, wall clock', () => {
   it('a page body that never ends fails with timeout at the deadline', async () => {
     const site = await serve((origin) => ({ ...goodSite(origin), [goodPath]: trickle('text/html', 'gzip') }));
     const t0 = performance.now();
-    const err = await analyzeUrl(`${site.origin}${goodPath}`, options({ totalTimeoutMs: 1_000 })).catch(
+    const err = await analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options({ totalTimeoutMs: 1_000 })).catch(
       (e: unknown) => e,
     );
     const ms = performance.now() - t0;
@@ -146,7 +144,7 @@ describe('ANALYZER_TIMEOUT_MS bounds the whole analysis, wall clock', () => {
       '/sitemap.xml': trickle('application/xml'),
     }));
     const t0 = performance.now();
-    const result = await analyzeUrl(`${site.origin}${goodPath}`, options({ totalTimeoutMs: 1_500 }));
+    const result = await analyzeUrl(parseTargetUrl(`${site.origin}${goodPath}`), options({ totalTimeoutMs: 1_500 }));
     const ms = performance.now() - t0;
     expect(ms).toBeLessThan(1_500 + 2_000);
     const robots = result.results.seo.find((c) => c.id === 'robots')!;
@@ -184,7 +182,7 @@ describe('ANALYZER_TIMEOUT_MS bounds the whole analysis, wall clock', () => {
         );
         const t0 = performance.now();
         const err = await analyzeUrl(
-          `${site.origin}${goodPath}`,
+          parseTargetUrl(`${site.origin}${goodPath}`),
           options({ totalTimeoutMs: 700, checkBudgetMs: 60_000, checkPool: pool }),
         ).catch((e: unknown) => e);
         const ms = performance.now() - t0;

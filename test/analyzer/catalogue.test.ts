@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkCatalogue, catalogueEntry, locales } from '../../src/analyzer/checks/catalogue/index.ts';
-import { checkDefinitions, isCheckId } from '../../src/analyzer/checks/definitions.ts';
+import { checkDefinitions, describedCheck } from '../../src/analyzer/checks/definitions.ts';
 import { accessibilityChecks } from '../../src/analyzer/render/accessibility.ts';
 import { labChecks } from '../../src/analyzer/render/lab.ts';
 import type { RenderedPage } from '../../src/analyzer/render/render.ts';
 import { allChecks } from '../../src/analyzer/run-checks.ts';
 import { safeBrowsingCheck } from '../../src/reports/gsb.ts';
-import { formatCheckValue, formatNumber, inline } from '../../src/reports/share-page/format-value.ts';
+import { formatCheckValue, formatNumber, inline } from '../../views/share-page/format-value.ts';
 
 /** A rendered page with some of everything, so every lab check reports. */
 function renderedPage(): RenderedPage {
@@ -90,7 +90,7 @@ describe('the catalogue of checks', () => {
     expect(new Set(described).size).toBe(described.length);
     expect([...described].sort()).toEqual([...produced].sort());
     expect(described).toHaveLength(59 + 57);
-    expect(isCheckId('nonexistent_check')).toBe(false);
+    expect(describedCheck('nonexistent_check')).toBeUndefined();
     expect(described).not.toContain('nonexistent_check');
   });
 
@@ -121,13 +121,13 @@ describe('the catalogue of checks', () => {
 
   it('keeps identity in the definitions: category and importance as the implementations report them', () => {
     for (const check of allChecks) {
-      expect(catalogueEntry(check.id as never)).toMatchObject({
+      expect(catalogueEntry(check.id)).toMatchObject({
         category: check.category,
         importance: check.importance,
       });
     }
     for (const c of labChecks(renderedPage(), 25)) {
-      expect(catalogueEntry(c.id as never)).toMatchObject({ category: c.category, importance: c.importance });
+      expect(catalogueEntry(c.id)).toMatchObject({ category: c.category, importance: c.importance });
     }
   });
 });
@@ -148,7 +148,7 @@ describe('values in their units', () => {
   });
 
   it('shows each check’s value as text, a list or a short table, never JSON', () => {
-    const shown = (id: string, value: unknown) => inline(formatCheckValue(value, catalogueEntry(id as never)));
+    const shown = (id: string, value: unknown) => inline(formatCheckValue(value, catalogueEntry(id)));
     expect(shown('load_time', 38)).toBe('38 ms');
     expect(shown('page_size', 3044)).toBe('3 KiB');
     expect(shown('in_page_links', 7)).toBe('7 links');

@@ -4,7 +4,9 @@
  * still serving), and an abort stops a running task.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { AnalyzeError, CheckPool, defaultThresholds } from '../../src/analyzer/index.ts';
+import { CheckPool } from '../../src/analyzer/check-pool.ts';
+import { AnalyzeError } from '../../src/analyzer/errors.ts';
+import { defaultThresholds } from '../../src/analyzer/options.ts';
 import { runPageChecks, type CheckInput } from '../../src/analyzer/check-worker.ts';
 import { defaultUserAgent } from '../../src/analyzer/options.ts';
 import { goodPage } from './fixtures/pages.ts';

@@ -3,8 +3,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AuxiliaryResults } from '../../src/analyzer/auxiliary.ts';
-import { allChecks, checkById } from '../../src/analyzer/run-checks.ts';
-import { runCheck } from '../../src/analyzer/checks/types.ts';
+import { allChecks } from '../../src/analyzer/run-checks.ts';
+import { runCheck, type PageCheck } from '../../src/analyzer/checks/types.ts';
 import { defaultThresholds } from '../../src/analyzer/options.ts';
 import { PageContext, type PageInput } from '../../src/analyzer/page.ts';
 
@@ -21,6 +21,13 @@ const aux = (overrides: Partial<AuxiliaryResults> = {}): AuxiliaryResults => ({
   sitemap: { url: 'https://example.com/sitemap.xml', status: 200, source: 'default', found: true },
   ...overrides,
 });
+
+/** The check with this id; throws for an unknown id. */
+function checkById(id: string): PageCheck {
+  const check = allChecks.find((c) => c.id === id);
+  if (!check) throw new Error(`Unknown check: ${id}`);
+  return check;
+}
 
 function run(id: string, input: Input) {
   const page = new PageContext({ url: 'https://example.com/a-page', html: doc(''), ...input });

@@ -3,7 +3,7 @@
  * tenant's own share (TenantLimitError) with free slots handed out in turn.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FairPool, SaturatedError, TenantLimitError } from '../../src/analyzer/index.ts';
+import { FairPool, SaturatedError, TenantLimitError } from '../../src/analyzer/pool.ts';
 
 /** A pool where one tenant may use everything (the plain bounded pool). */
 class AnalysisPool extends FairPool {

@@ -7,9 +7,12 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AddressGuard, classifyAddress } from '../../src/analyzer/address-guard.ts';
 import { createPinnedAgent } from '../../src/analyzer/dispatcher.ts';
-import { AnalyzeError, analyzeUrl, defaultAnalyzerOptions, type LookupFunction } from '../../src/analyzer/index.ts';
+import { analyzeUrl } from '../../src/analyzer/analyze.ts';
+import { AnalyzeError } from '../../src/analyzer/errors.ts';
+import { defaultAnalyzerOptions, type LookupFunction } from '../../src/analyzer/options.ts';
 import { goodPath, goodSite } from './fixtures/pages.ts';
 import { startFixtureServer, type FixtureServer } from './fixtures/server.ts';
+import { parseTargetUrl } from '../../src/analyzer/address-guard.ts';
 
 const servers: FixtureServer[] = [];
 afterEach(async () => {
@@ -80,7 +83,7 @@ describe('literal addresses are refused with allowPrivate: false', () => {
   ];
   it.each(targets)('%s', async (url, kind) => {
     const queries: string[] = [];
-    const err = await refusal(analyzeUrl(url, guarded(tableLookup({}, queries))));
+    const err = await refusal(analyzeUrl(parseTargetUrl(url), guarded(tableLookup({}, queries))));
     expect(err.message).toMatch(kind);
     expect(err.message).toMatch(/^The address .+, which is not allowed\.$/);
     expect(queries).toEqual([]); // literals are never resolved
@@ -107,14 +110,14 @@ describe('names resolving to non-public addresses are refused', () => {
     ['http://mixed.test/', 'The host mixed.test does not resolve to an address that can be analyzed.'],
   ];
   it.each(names)('%s', async (url, message) => {
-    const err = await refusal(analyzeUrl(url, guarded(tableLookup(table))));
+    const err = await refusal(analyzeUrl(parseTargetUrl(url), guarded(tableLookup(table))));
     expect(err.message).toBe(message);
   });
 
   it.each(['http://localhost/', 'http://LOCALHOST./', 'http://app.localhost:3000/'])(
     '%s (answered locally, no DNS)',
     async (url) => {
-      const err = await refusal(analyzeUrl(url, guarded()));
+      const err = await refusal(analyzeUrl(parseTargetUrl(url), guarded()));
       expect(err.message).toMatch(/^The host [a-z.]+ does not resolve to an address that can be analyzed.$/);
       expect(err.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
     },
@@ -148,7 +151,7 @@ describe('redirects and auxiliary fetches are re-checked', () => {
 
   it('the allowed first hop works (control)', async () => {
     const { server, options } = await setup();
-    const result = await analyzeUrl(`http://public.test:${server.port}/to-good`, options);
+    const result = await analyzeUrl(parseTargetUrl(`http://public.test:${server.port}/to-good`), options);
     expect(result.finalUrl).toBe(`http://public.test:${server.port}${goodPath}`);
     expect(result.project).toBe('public.test');
   });
@@ -157,7 +160,7 @@ describe('redirects and auxiliary fetches are re-checked', () => {
     'refuses the hop after %s',
     async (path) => {
       const { server, options } = await setup();
-      await refusal(analyzeUrl(`http://public.test:${server.port}${path}`, options));
+      await refusal(analyzeUrl(parseTargetUrl(`http://public.test:${server.port}${path}`), options));
       expect(server.hits).toEqual([path]);
     },
   );
@@ -170,7 +173,7 @@ describe('redirects and auxiliary fetches are re-checked', () => {
       'User-agent: *\nAllow: /\nSitemap: http://169.254.169.254/sitemap.xml\n';
     const site = await startFixtureServer(routes);
     servers.push(site);
-    const result = await analyzeUrl(`http://public.test:${site.port}${goodPath}`, options);
+    const result = await analyzeUrl(parseTargetUrl(`http://public.test:${site.port}${goodPath}`), options);
     const sitemap = result.results.miscellaneous.find((c) => c.id === 'sitemap')!;
     expect(sitemap.passed).toBe(false);
     expect(sitemap.details[0]).toMatch(/169\.254\.169\.254 is a link-local address/);
@@ -184,7 +187,7 @@ describe('redirects and auxiliary fetches are re-checked', () => {
       `User-agent: *\nAllow: /\nSitemap: http://evil.test:${p}/sitemap.xml\n`;
     const site = await startFixtureServer(routes);
     servers.push(site);
-    const result = await analyzeUrl(`http://public.test:${site.port}${goodPath}`, options);
+    const result = await analyzeUrl(parseTargetUrl(`http://public.test:${site.port}${goodPath}`), options);
     const sitemap = result.results.miscellaneous.find((c) => c.id === 'sitemap')!;
     expect(sitemap.passed).toBe(false);
     expect(sitemap.details).toEqual(['The host evil.test does not resolve to an address that can be analyzed.']);
@@ -206,7 +209,7 @@ describe('DNS rebinding', () => {
       return [{ address: answers++ === 0 ? '127.0.0.1' : '169.254.169.254', family: 4 }];
     };
     const options = defaultAnalyzerOptions({ lookup, isAllowedAddress: (ip) => ip === '127.0.0.1' });
-    const result = await analyzeUrl(`http://rebind.test:${server.port}${goodPath}`, options);
+    const result = await analyzeUrl(parseTargetUrl(`http://rebind.test:${server.port}${goodPath}`), options);
     expect(queries).toEqual(['rebind.test']);
     expect(result.status).toBe(200);
     expect(server.hits).toContain('/robots.txt');

@@ -23,6 +23,7 @@ const claims = (over: Partial<TokenClaims> = {}): TokenClaims => ({
   score: 0.9,
   cdata: 'order-42',
   net: '198.51.100.0/24',
+  reasons: ['work', 'layout_engine'],
   ...over,
 });
 

@@ -67,7 +67,24 @@ export const got = (page: Page) => page.evaluate(() => (window as unknown as { g
 
 /** Waits until the page's callbacks have recorded `n` entries and returns them. */
 export async function waitForGot(page: Page, n = 1, timeout = 60_000): Promise<unknown[][]> {
-  await page.waitForFunction((n) => ((window as unknown as { got?: unknown[] }).got ?? []).length >= n, n, { timeout });
+  try {
+    await page.waitForFunction((n) => ((window as unknown as { got?: unknown[] }).got ?? []).length >= n, n, {
+      timeout,
+    });
+  } catch (err) {
+    // Say where the widgets stood (an image challenge, an error, still working), not only that time ran out.
+    const widgets = await page
+      .locator('[role="checkbox"], [role="status"], img, [role="alert"]')
+      .evaluateAll((els) =>
+        els.map((el) =>
+          `${el.getAttribute('role') ?? el.tagName}: ${el.getAttribute('aria-checked') ?? ''} ${el.textContent ?? ''}`.trim(),
+        ),
+      )
+      .catch(() => []);
+    throw new Error(
+      `${(err as Error).message}\nwidgets: ${JSON.stringify(widgets)}\ngot: ${JSON.stringify(await got(page).catch(() => null))}`,
+    );
+  }
   return got(page);
 }
 

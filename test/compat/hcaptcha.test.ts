@@ -46,7 +46,7 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
   </body>
 </html>`;
     const { page, context } = await personPage(c, '/hc-implicit', html);
-    const box = page.getByRole('button', { name: 'Verify you are human' });
+    const box = page.getByRole('checkbox', { name: 'Verify you are human' });
     await box.waitFor();
     await behaveLikeAPerson(page);
     await box.click();
@@ -101,7 +101,7 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     // recaptchacompat=off: no grecaptcha.
     expect(await page.evaluate(() => typeof window.grecaptcha)).toBe('undefined');
     await behaveLikeAPerson(page);
-    await page.locator('#captcha-1').getByRole('button', { name: 'Verify you are human' }).click();
+    await page.locator('#captcha-1').getByRole('checkbox', { name: 'Verify you are human' }).click();
     const [[, visible]] = (await waitForGot(page)) as [string, string][];
     await page.locator('#send').click();
     const entries = (await waitForGot(page, 2)) as [string, string, string][];
@@ -148,7 +148,7 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
 <script>window.got = []; function onVerify(t) { got.push(['token', t]); }</script></head>
 <body><form action="/submit" method="POST"><div class="h-captcha" data-sitekey="${TEST_SITEKEYS.hcaptcha}" data-callback="onVerify"></div></form></body></html>`;
     const { page, context } = await personPage(c, '/hc-test-keys', html);
-    await page.getByRole('button', { name: 'Verify you are human' }).click();
+    await page.getByRole('checkbox', { name: 'Verify you are human' }).click();
     const [[, token]] = (await waitForGot(page)) as [string, string][];
     expect(await siteverify(c, '/siteverify', { secret: TEST_SECRETS.hcaptcha, response: token })).toMatchObject({
       success: true,

@@ -39,7 +39,7 @@ describe.skipIf(skipE2e)('reCAPTCHA pages on /recaptcha/api.js', () => {
   </body>
 </html>`;
     const { page, context } = await personPage(c, '/rc-checkbox', html);
-    const box = page.getByRole('button', { name: 'Verify you are human' });
+    const box = page.getByRole('checkbox', { name: 'Verify you are human' });
     await box.waitFor();
     // The box waits for the visitor, as reCAPTCHA's checkbox does.
     expect(await page.evaluate(() => window.grecaptcha!.getResponse())).toBe('');
@@ -99,7 +99,7 @@ describe.skipIf(skipE2e)('reCAPTCHA pages on /recaptcha/api.js', () => {
       await page.locator('textarea[name=g-recaptcha-response]').evaluateAll((els) => els.map((e) => e.id)),
     ).toEqual(['g-recaptcha-response', 'g-recaptcha-response-1']);
     await behaveLikeAPerson(page);
-    await page.locator('#example2').getByRole('button', { name: 'Verify you are human' }).click();
+    await page.locator('#example2').getByRole('checkbox', { name: 'Verify you are human' }).click();
     const [[, token]] = (await waitForGot(page)) as [string, string][];
     expect(await page.evaluate(() => window.grecaptcha!.getResponse(1))).toBe(token);
     expect(await page.evaluate(() => window.grecaptcha!.getResponse(0))).toBe('');

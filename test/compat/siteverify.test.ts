@@ -85,6 +85,7 @@ describe("siteverify at the providers' paths", () => {
       cdata: 'c-1',
       score: expect.any(Number),
       kind: 'v3',
+      metadata: { reasons: ['work', 'layout_engine'] },
     });
     expect((await verify('/turnstile/v0/siteverify', { secret: shop.secret })).body).toEqual({
       success: false,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bundleNamed, WIDGET_ENTRIES } from '../../widget/build.ts';
+import { bundleNamed, WIDGET_ENTRIES } from '../../src/bundles.ts';
 
 /** The budget for all the console's JavaScript, compressed as it is served. */
 const CONSOLE_JS_GZIP_BUDGET = 80 * 1024;

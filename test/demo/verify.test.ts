@@ -10,7 +10,7 @@ import {
 import { createSite } from '../../src/captcha/sites.ts';
 import { registerDemoSite, type DemoSite } from '../../src/demo/site.ts';
 import { DEMO_VERIFY_LIMIT } from '../../src/demo/verify.ts';
-import { browser, envAnswerFor, solveProof } from '../helpers/captcha.ts';
+import { browser, envAnswerFor, solveProof, PERSON_TELEMETRY } from '../helpers/captcha.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -39,7 +39,7 @@ describe('POST /demo/verify', () => {
       request(`${server.url}/api/v3/challenges`, {
         method: 'POST',
         headers: browser(`http://localhost:${port}`),
-        json: { sitekey: demo.sitekey, action: 'demo_invisible', ...extra },
+        json: { sitekey: demo.sitekey, action: 'demo_invisible', telemetry: PERSON_TELEMETRY, ...extra },
       });
     const { challenge } = (await ask()).body;
     const issued = await ask({ ...solveProof(challenge), env: envAnswerFor(services, challenge) });

@@ -88,8 +88,11 @@ describe.skipIf(skipE2e)('the console, in Chromium', () => {
     page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), fullPage: true, animations: 'disabled' });
 
   /** Follows a link of the console's navigation. */
-  const nav = (page: Page, name: string) =>
-    page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
+  /** Opens a console page from the menu and waits until it has replaced the one before. */
+  const nav = async (page: Page, name: string) => {
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name }).waitFor();
+  };
 
   /** Types the API key again in the dialog a change of a credential opens, and confirms. */
   async function confirmWithKey(page: Page, key: string, name?: string): Promise<void> {
@@ -175,7 +178,7 @@ ${snippet}
 </body></html>`,
       ),
     );
-    const verify = customer.getByRole('button', { name: 'Verify you are human' });
+    const verify = customer.getByRole('checkbox', { name: 'Verify you are human' });
     await verify.waitFor();
     await customer.locator('#name').click();
     await customer.keyboard.type('Ada');

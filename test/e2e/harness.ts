@@ -56,14 +56,16 @@ export const DESKTOP_UA =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 /**
- * Context options for the "natural" flows. `human`: a desktop UA and navigator.webdriver
- * false (as in a browser nobody automates); otherwise headless Chromium as it is.
+ * Context options for the "natural" flows. `human`: a desktop UA, a window on a larger
+ * screen, and (with hideWebdriver) navigator.webdriver false, as in a browser nobody
+ * automates; otherwise headless Chromium as it is. Tests about the score itself drive a real
+ * person's browser instead (test/adversary/person.test.ts).
  */
 export function contextOptions(opts: { human?: boolean; dark?: boolean } = {}): BrowserContextOptions {
   return {
     colorScheme: opts.dark ? 'dark' : 'light',
     viewport: { width: 900, height: 800 },
-    ...(opts.human ? { userAgent: DESKTOP_UA } : {}),
+    ...(opts.human ? { userAgent: DESKTOP_UA, screen: { width: 1920, height: 1080 } } : {}),
   };
 }
 
@@ -155,6 +157,8 @@ export async function startStack(): Promise<Stack> {
   const elsewhere = await createSite(em, user.id, { name: 'Elsewhere', origins: ['https://elsewhere.example'] });
   const { demo } = await ensureDemoSite(em, mkdtempSync(path.join(os.tmpdir(), 'e2e-demo-')), server.server.port);
   registerDemoSite(services, demo);
+  // The environment proof's engine starts with the first challenge; start it here, in set-up.
+  await services.engineReference?.warm();
   return {
     services,
     server,

@@ -94,7 +94,12 @@ describe('GET /metrics', () => {
 
   it('counts siteverify verdicts by result, including those the facade answers', async () => {
     const site = await createTestSite(services, ['https://shop.example']);
-    const token = await v3Token(server.url, { sitekey: site.sitekey, origin: 'https://shop.example', ip: '10.0.0.1' });
+    const token = await v3Token(server.url, {
+      sitekey: site.sitekey,
+      origin: 'https://shop.example',
+      ip: '10.0.0.1',
+      tokenKey: services.config.tokenKey,
+    });
     expect(token.status).toBe(201);
     expect((await siteverify(server.url, { secret: site.secret, response: token.body.token })).body.success).toBe(true);
     expect(
@@ -114,7 +119,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'siteverify_verdicts_total', { result: 'invalid-input-response' })).toBe(1);
     expect(sample(text, 'siteverify_verdicts_total', { result: 'missing-input-secret' })).toBe(1);
     expect(sample(text, 'siteverify_verdicts_total', { result: 'bad-request' })).toBe(1);
-    // Matched by their own router (decision 0014), the requests still carry their route's label.
+    // Each request carries its route's label.
     expect(sample(text, 'http_requests_total', { method: 'POST', route: '/api/v1/siteverify', status: '200' })).toBe(5);
   });
 
@@ -143,7 +148,12 @@ describe('GET /metrics', () => {
   // Last in this block: it breaks the challenge and spent-token stores of these services.
   it('counts store failures by store', async () => {
     const site = await createTestSite(services, ['https://shop.example']);
-    const token = await v3Token(server.url, { sitekey: site.sitekey, origin: 'https://shop.example', ip: '10.0.0.2' });
+    const token = await v3Token(server.url, {
+      sitekey: site.sitekey,
+      origin: 'https://shop.example',
+      ip: '10.0.0.2',
+      tokenKey: services.config.tokenKey,
+    });
     expect(token.status).toBe(201);
     const down = async () => {
       throw new Error('store down');
@@ -159,7 +169,7 @@ describe('GET /metrics', () => {
     });
     expect(challenge.status).toBe(503);
     const verdict = await siteverify(server.url, { secret: site.secret, response: token.body.token });
-    expect(verdict.body['error-codes']).toEqual(['internal-error']);
+    expect(verdict.body['error-codes'], JSON.stringify(verdict.body)).toEqual(['internal-error']);
 
     const text = await scrape();
     expect(sample(text, 'store_errors_total', { store: 'challenges' })).toBe(1);

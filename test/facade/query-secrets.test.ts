@@ -8,7 +8,7 @@ import {
   type TestServices,
 } from '../helpers/services.ts';
 import { createSite } from '../../src/captcha/sites.ts';
-import { browser, envAnswerFor, solveProof } from '../helpers/captcha.ts';
+import { browser, envAnswerFor, solveProof, PERSON_TELEMETRY } from '../helpers/captcha.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -43,7 +43,7 @@ async function v3Token(): Promise<string> {
     request(`${server.url}/api/v3/challenges`, {
       method: 'POST',
       headers: browser(origin),
-      json: { sitekey: site.sitekey, action: 'checkout', ...extra },
+      json: { sitekey: site.sitekey, action: 'checkout', telemetry: PERSON_TELEMETRY, ...extra },
     });
   const { challenge } = (await ask()).body;
   const issued = await ask({ ...solveProof(challenge), env: envAnswerFor(services, challenge) });
@@ -102,7 +102,7 @@ describe('secrets are taken from the body only, never the query string', () => {
   });
 });
 
-describe('the siteverify paths, in a router of their own (decision 0014)', () => {
+describe('the siteverify paths', () => {
   it('answer any other method with 405, Allow: POST, in the error shape', async () => {
     for (const path of siteverifyPaths) {
       for (const method of ['GET', 'PUT', 'DELETE']) {

@@ -56,9 +56,9 @@ describe('/trpc', () => {
 });
 
 describe('/trpc scope', () => {
-  it('serves only API-key procedures: browser and siteverify procedures stay on their REST routes', async () => {
+  it('serves the API-key procedures and siteverify: browser procedures stay on their REST routes', async () => {
     const { key } = await createKeyedUser(services, 'scope');
-    for (const path of ['siteverify.verify', 'challenges.score', 'nope.nothing', 'account.get,siteverify.verify']) {
+    for (const path of ['challenges.score', 'nope.nothing', 'account.get,challenges.score']) {
       const res = await fetch(`${server.url}/trpc/${path}`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
@@ -67,5 +67,14 @@ describe('/trpc scope', () => {
       expect(res.status, path).toBe(404);
       expect(await res.json()).toEqual({ code: 'ERR_NOT_FOUND', message: expect.any(String), status: 404 });
     }
+    const verdict = await fetch(`${server.url}/trpc/siteverify.verify`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ secret: 'sec_0000000000_unknown', response: 'x' }),
+    });
+    expect(verdict.status).toBe(200);
+    expect(await verdict.json()).toEqual({
+      result: { data: { success: false, 'error-codes': ['invalid-input-secret'] } },
+    });
   });
 });

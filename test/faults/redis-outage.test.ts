@@ -35,7 +35,8 @@ describe.runIf(runnable)('Redis stopped during a run', () => {
     await redis?.stop();
   });
 
-  const v3 = () => v3Token(server.url, { sitekey: site.sitekey, origin, action: 'a' });
+  const v3 = () =>
+    v3Token(server.url, { sitekey: site.sitekey, origin, action: 'a', tokenKey: services.config.tokenKey });
 
   it('fails closed, keeps area A serving, and recovers without a restart', async () => {
     const before = await v3();
@@ -91,7 +92,8 @@ describe.runIf(runnable)('Redis frozen during a run (connected, not answering)',
     await redis?.stop();
   });
 
-  const v3 = () => v3Token(server.url, { sitekey: site.sitekey, origin, action: 'a' });
+  const v3 = () =>
+    v3Token(server.url, { sitekey: site.sitekey, origin, action: 'a', tokenKey: services.config.tokenKey });
 
   it('fails the waiting calls closed instead of hanging them, then recovers without a restart', async () => {
     const before = await v3();

@@ -1,4 +1,4 @@
-import { gradeOf } from '../../src/analyzer/index.ts';
+import { gradeOf } from '../../src/analyzer/scoring.ts';
 import type { StoredAnalysis } from '../../src/reports/reports.ts';
 import { storedUrl } from '../../src/reports/urls.ts';
 
@@ -10,6 +10,7 @@ import { storedUrl } from '../../src/reports/urls.ts';
 export function syntheticAnalysis(url: string, score: number): StoredAnalysis {
   return {
     url: storedUrl(url),
+    fullUrl: url,
     project: new URL(url).hostname.replace(/^www\./, ''),
     score,
     result: gradeOf(score),

@@ -6,8 +6,9 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { walkWasm } from '../../pow/compile.ts';
 import { puzzleKey } from '../../pow/walk.ts';
-import { formatAnswer, openValues } from '../../src/captcha/env-proof.ts';
-import { openTicket, solveWork } from '../../src/captcha/work.ts';
+import { openValues } from '../../src/captcha/env-proof.ts';
+import { openTicket } from '../../src/captcha/work.ts';
+import { formatAnswer, solveWork } from './solve.ts';
 
 /** A registered site with its one-time secret, owned by a fresh user. */
 export async function createTestSite(
@@ -26,6 +27,19 @@ export async function createTestSite(
   await services.engineReference?.warm();
   return { sitekey: site.sitekey, secret, ownerId: user.id };
 }
+
+/** What a person's page reports (widget/telemetry.ts): a person's window, some presses, some seconds on the page. */
+export const PERSON_TELEMETRY = {
+  webdriver: false,
+  time_on_page_ms: 9000,
+  interactions: 12,
+  outer_width: 1280,
+  outer_height: 900,
+  inner_width: 1280,
+  inner_height: 813,
+  screen_width: 1920,
+  screen_height: 1080,
+};
 
 /** Browser-like headers for challenge routes: the Origin plus what a real browser sends. */
 export function browser(origin: string | undefined, ip?: string): Record<string, string> {
@@ -118,6 +132,17 @@ export function envAnswerFor(services: OpenedServices, work: { ticket: string })
   return envAnswerWithKey(services.config.tokenKey!, work);
 }
 
+/**
+ * The environment answer of a v1 challenge (its layouts live in the challenge's state), read
+ * with the server's key: what the widget in a real page would measure.
+ */
+export async function v1EnvAnswerFor(services: OpenedServices, challenge: string): Promise<string> {
+  const state = (await services.stores.challenges.get(challenge)) as { env?: string | null } | null;
+  const values = state?.env ? openValues(services.config.tokenKey!, state.env) : undefined;
+  if (!values) throw new Error('the challenge carries no layout: the service has no engine for the environment proof');
+  return formatAnswer(values);
+}
+
 function envAnswerWithKey(tokenKey: Buffer, work: { ticket: string }): string {
   const opened = openTicket(tokenKey, work.ticket);
   const values = opened.ok && opened.claims.env ? openValues(tokenKey, opened.claims.env) : undefined;
@@ -147,7 +172,8 @@ export async function v3Token(
     sitekey: opts.sitekey,
     action: opts.action ?? 'login',
     cdata: opts.cdata,
-    telemetry: opts.telemetry,
+    // The widget always sends telemetry; standing in for it, so does this client.
+    telemetry: opts.telemetry ?? PERSON_TELEMETRY,
   };
   const first = await request(`${base}/api/v3/challenges`, { method: 'POST', headers, json: fields });
   if (first.status !== 201 || !first.body.challenge) return first;

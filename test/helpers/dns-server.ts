@@ -15,6 +15,8 @@ export interface TestNameServerOptions {
   stallZone: string;
   /** Names answered with A records; everything else is NXDOMAIN. */
   records?: Record<string, string>;
+  /** Reverse names (`4.3.2.1.in-addr.arpa`) answered with PTR records. */
+  ptr?: Record<string, string>;
 }
 
 function inZone(name: string, zone: string): boolean {
@@ -39,13 +41,19 @@ export async function startTestNameServer(opts: TestNameServerOptions): Promise<
       stalledQueries++;
       return; // never answered
     }
-    const address = opts.records?.[question.name.toLowerCase()];
-    const answers: dnsPacket.Answer[] =
-      address && question.type === 'A' ? [{ type: 'A', name: question.name, ttl: 60, data: address }] : [];
+    const name = question.name.toLowerCase();
+    const ptr = question.type === 'PTR' ? opts.ptr?.[name] : undefined;
+    const address = question.type === 'A' ? opts.records?.[name] : undefined;
+    const answers: dnsPacket.Answer[] = address
+      ? [{ type: 'A', name: question.name, ttl: 60, data: address }]
+      : ptr
+        ? [{ type: 'PTR', name: question.name, ttl: 60, data: ptr }]
+        : [];
+    const found = opts.records?.[name] ?? ptr;
     const reply = dnsPacket.encode({
       id: query.id,
       type: 'response',
-      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (address ? 0 : 3), // 3: NXDOMAIN
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (found ? 0 : 3), // 3: NXDOMAIN
       questions: [question],
       answers,
     });

@@ -123,8 +123,8 @@ describe('exact search totals', () => {
   it('sees writes it did not make (another instance, or SQL by hand): the database keeps the version', async () => {
     const before = await total('needle');
     await sql(
-      `insert into reports (user_id, url, project, result, score, results, privacy, generated_at, created_at, updated_at)
-       values (?, 'even.test/needle-by-hand', 'even.test', 'decent', 60, '{}', 1, now(), now(), now())`,
+      `insert into reports (user_id, url, full_url, project, result, score, results, privacy, generated_at, created_at, updated_at)
+       values (?, 'even.test/needle-by-hand', 'http://even.test/needle-by-hand', 'even.test', 'decent', 60, '{}', 1, now(), now(), now())`,
       [owner.user.id],
     );
     expect(await total('needle')).toBe(before + 1);

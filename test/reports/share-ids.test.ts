@@ -109,7 +109,8 @@ describe('share pages under unguessable ids', () => {
       expect(new Set(ids).size).toBe(50);
 
       await conn.execute(
-        `insert into reports (user_id, url, project, result, score, results, privacy, generated_at, created_at, updated_at) values ${rows[0]}`,
+        `insert into reports (user_id, url, full_url, project, result, score, results, privacy, generated_at, created_at, updated_at)
+         values ((select id from users limit 1), 'old.example/0', 'http://old.example/0', 'old.example', 'bad', 10, '{}', 0, now(), now(), now())`,
       );
       const [latest] = await conn.execute<{ share_id: string }[]>(
         `select share_id from reports order by id desc limit 1`,

@@ -29,7 +29,7 @@ const client = (key: string) =>
   });
 
 async function v3Token(sitekey: string, origin: string) {
-  return solvedV3Token(server.url, { sitekey, origin, action: 'x' });
+  return solvedV3Token(server.url, { sitekey, origin, action: 'x', tokenKey: services.config.tokenKey });
 }
 
 describe('sites procedures on /trpc', () => {
@@ -81,6 +81,26 @@ describe('sites procedures on /trpc', () => {
     expect(
       (await siteverify(server.url, { secret: rotated.data.secret, response: token.body.token })).body.success,
     ).toBe(true);
+  });
+
+  it('sets a minimum score (default 0.5), in hundredths from 0 to 1', async () => {
+    const { key } = await createKeyedUser(services, 'minimum');
+    const api = client(key);
+    const { data } = await api.sites.create.mutate({ name: 'Min', origins: ['https://min.example'] });
+    expect(data.min_score).toBe(0.5);
+    const lowered = await api.sites.update.mutate({ sitekey: data.sitekey, min_score: 0.35 });
+    expect(lowered.data.min_score).toBe(0.35);
+    for (const bad of [1.5, -0.1, 0.333]) {
+      const err = await api.sites.update.mutate({ sitekey: data.sitekey, min_score: bad }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, String(bad)).toBeInstanceOf(TRPCClientError);
+    }
+    // A failed update changed nothing.
+    expect((await api.sites.list.query()).data.find((s) => s.sitekey === data.sitekey)?.min_score).toBe(0.35);
+    const created = await api.sites.create.mutate({ name: 'Open', origins: ['https://open.example'], min_score: 0 });
+    expect(created.data.min_score).toBe(0);
   });
 
   it('sets the security level and a work floor, which the next challenge follows at once', async () => {

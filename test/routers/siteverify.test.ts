@@ -8,9 +8,10 @@ import {
   type TestServices,
 } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
+import { browser, createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
 import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
 import { openToken, sealToken } from '../../src/captcha/tokens.ts';
+import { updateSite } from '../../src/captcha/sites.ts';
 
 let services: TestServices;
 let server: TestServer;
@@ -65,6 +66,7 @@ describe('siteverify', () => {
       cdata: 'session-42',
       score: expect.any(Number),
       kind: 'v3',
+      reasons: ['work', 'layout_engine'],
     });
     const viaForm = await request(`${server.url}/api/v1/siteverify`, {
       method: 'POST',
@@ -88,11 +90,22 @@ describe('siteverify', () => {
         remoteip: '198.51.100.250',
       });
       expect(sameNetwork.body).toMatchObject({ success: true, kind: 'v3' });
-      // Nothing to check without a remoteip, or with one that is not an address.
+      // A remoteip that is not one address is a malformed call, on every path: ignoring it would
+      // turn the binding off. The token stays unspent.
       const t2 = await token(undefined, undefined, undefined, '198.51.100.20');
-      expect(
-        (await siteverify(server.url, { secret: shop.secret, response: t2, remoteip: 'unknown' })).body.success,
-      ).toBe(true);
+      for (const remoteip of ['unknown', '198.51.100.20, 203.0.113.5', '198.51.100.20:443']) {
+        for (const path of [
+          '/api/v1/siteverify',
+          '/turnstile/v0/siteverify',
+          '/recaptcha/api/siteverify',
+          '/siteverify',
+        ]) {
+          const malformed = await siteverify(server.url, { secret: shop.secret, response: t2, remoteip }, path);
+          expect(malformed.body, `${path} ${remoteip}`).toEqual({ success: false, 'error-codes': ['bad-request'] });
+        }
+      }
+      // Nothing to check without a remoteip.
+      expect((await siteverify(server.url, { secret: shop.secret, response: t2 })).body.success).toBe(true);
     });
 
     it('compares IPv6 visitors by their /64, IPv4-mapped addresses as IPv4', async () => {
@@ -100,7 +113,7 @@ describe('siteverify', () => {
       const other = await siteverify(server.url, { secret: shop.secret, response: t, remoteip: '2001:db8:5:7::10' });
       expect(other.body['error-codes']).toEqual(['remoteip-mismatch']);
       const same = await siteverify(server.url, { secret: shop.secret, response: t, remoteip: '2001:db8:5:6:ffff::1' });
-      expect(same.body.success).toBe(true);
+      expect(same.body.success, JSON.stringify(same.body)).toBe(true);
       const v4 = await token(undefined, undefined, undefined, '192.0.2.44');
       const mapped = await siteverify(server.url, { secret: shop.secret, response: v4, remoteip: '::ffff:192.0.2.1' });
       expect(mapped.body.success).toBe(true);
@@ -197,7 +210,7 @@ describe('siteverify', () => {
     const t = await token();
     const first = await siteverify(server.url, { secret: shop.secret, response: t, idempotency_key: 'retry-1' });
     const retry = await siteverify(server.url, { secret: shop.secret, response: t, idempotency_key: 'retry-1' });
-    expect(first.body.success).toBe(true);
+    expect(first.body.success, JSON.stringify(first.body)).toBe(true);
     expect(retry.body).toEqual(first.body);
     const otherKey = await siteverify(server.url, { secret: shop.secret, response: t, idempotency_key: 'retry-2' });
     expect(otherKey.body['error-codes']).toEqual(['timeout-or-duplicate']);
@@ -262,5 +275,72 @@ describe('test keys', () => {
     const b = openToken(blocked, key);
     expect(p.ok && p.claims.score).toBe(0.9);
     expect(b.ok && b.claims.score).toBe(0);
+  });
+
+  it('test sitekeys 4x…NN pass with the score 0.NN, which a test secret shows', async () => {
+    for (const [sitekey, score] of [
+      ['4x0000000000000000000030', 0.3],
+      ['4x0000000000000000000075', 0.75],
+      ['4x0000000000000000000000', 0],
+    ] as const) {
+      const t = await token(sitekey, 'http://localhost:5173');
+      const verdict = await siteverify(server.url, { secret: TEST_SECRETS.pass, response: t });
+      expect(verdict.body).toMatchObject({ success: true, score, kind: 'v3' });
+      // v2 passes at once, with the chosen score.
+      const managed = await request(`${server.url}/api/v2/challenges`, {
+        method: 'POST',
+        headers: browser('http://localhost:5173'),
+        json: { sitekey },
+      });
+      expect(managed.body.outcome).toBe('pass');
+      expect(
+        (await siteverify(server.url, { secret: TEST_SECRETS.pass, response: managed.body.token })).body,
+      ).toMatchObject({
+        success: true,
+        score,
+        kind: 'v2',
+      });
+    }
+    // Not a test key: a sitekey of another length or with letters.
+    const other = await request(`${server.url}/api/v3/challenges`, {
+      method: 'POST',
+      headers: browser('http://localhost:5173'),
+      json: { sitekey: '4x00000000000000000000AB', action: 'x' },
+    });
+    expect(other.status).toBe(403);
+  });
+
+  it('applies the site’s minimum score at once when it changes, on every path', async () => {
+    const site = await createTestSite(services, ['https://min.example']);
+    const weak = async () => {
+      // The work and telemetry, but no environment answer: 0.3.
+      const res = await v3Token(server.url, { sitekey: site.sitekey, origin: 'https://min.example', ip: ip() });
+      expect(res.status).toBe(201);
+      return res.body.token as string;
+    };
+    const paths = [
+      '/api/v1/siteverify',
+      '/api/siteverify',
+      '/turnstile/v0/siteverify',
+      '/recaptcha/api/siteverify',
+      '/siteverify',
+    ];
+    for (const path of paths) {
+      const refused = await siteverify(server.url, { secret: site.secret, response: await weak() }, path);
+      expect(refused.body, path).toMatchObject({ success: false, 'error-codes': ['invalid-input-response'] });
+    }
+    const em = services.orm.em.fork();
+    await updateSite(em, site.ownerId, site.sitekey, { min_score: 0.3 });
+    for (const path of paths) {
+      const passed = await siteverify(server.url, { secret: site.secret, response: await weak() }, path);
+      expect(passed.body, path).toMatchObject({ success: true });
+    }
+    await updateSite(em, site.ownerId, site.sitekey, { min_score: 0.95 });
+    const person = await siteverify(server.url, {
+      secret: site.secret,
+      response: await token(site.sitekey, 'https://min.example'),
+    });
+    expect(person.body).toMatchObject({ success: false, score: 0.9 });
+    expect(person.body.reasons).toContain('below_site_minimum');
   });
 });

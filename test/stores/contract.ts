@@ -209,6 +209,16 @@ export function storeContract(
         expect(await store.tally([], [])).toEqual([]);
       });
 
+      it('counts a conditional hit only while its condition reads 0', async () => {
+        const store = h.counters(prefix());
+        const hit = (key: string) => ({ key, windowMs: 10_000, onlyIfZero: 'seen' });
+        // The condition is read before the call's hits: 'seen' hit here does not stop 'new'.
+        expect(await store.tally([{ key: 'seen', windowMs: 10_000 }, hit('new')], ['new'])).toEqual([1, 1, 1]);
+        expect(await store.tally([hit('new'), hit('other')], ['seen'])).toEqual([1, 0, 1]);
+        expect(await store.count('new')).toBe(1);
+        expect(await store.tally([hit('new'), { key: 'plain', windowMs: 10_000 }], [])).toEqual([1, 1]);
+      });
+
       it('counts every concurrent tally hit once, beside plain hits', async () => {
         const store = h.counters(prefix());
         const results = await Promise.all(

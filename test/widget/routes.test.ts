@@ -12,7 +12,7 @@ import {
 } from '../helpers/services.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { registerDemoSite, type DemoSite } from '../../src/demo/site.ts';
-import { widgetBundle } from '../../widget/build.ts';
+import { widgetBundle } from '../../src/bundles.ts';
 
 /** A raw GET (fetch would decompress and hide Content-Encoding; undici also forbids setting Host). */
 function rawGet(

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { solvePuzzle } from '../../widget/solver.ts';
 import { walkWasm } from '../../pow/compile.ts';
 import { attempt, instantiateWalk, passes, puzzleKey, WALK } from '../../pow/walk.ts';
-import { issueWork, redeemWork, solveWork } from '../../src/captcha/work.ts';
+import { issueWork, redeemWork } from '../../src/captcha/work.ts';
+import { solveWork } from '../helpers/solve.ts';
 import { tokenLifetime } from '../../widget/options.ts';
 
 const walk = (await instantiateWalk(await walkWasm()))!;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gunzipSync } from 'node:zlib';
-import { widgetBundle } from '../../widget/build.ts';
+import { widgetBundle } from '../../src/bundles.ts';
 
 describe('widget bundle', () => {
   it('is one minified script, built once, under 20 KB gzipped', async () => {

@@ -1,37 +1,28 @@
 /**
- * Runs before the engine (../index.ts) is evaluated in a compatibility bundle. The engine
- * learns the service's address from its own script URL and honours `?render=explicit`
- * (both documented for widget.js); a compatibility script is served at a provider's path
- * instead, so it presents the engine, for that one read, with the widget.js URL beside it.
- * The page's own `document.currentScript` is untouched afterwards.
+ * What a compatibility script knows of itself: its own URL (its query carries `render`,
+ * `onload`, `hl`, ...) and, beside it, the widget.js URL the engine talks to.
  */
 
-/** The providers' script paths, as served by this service (facade/widget.ts). */
-const COMPAT_PATH = /\/(?:turnstile\/v0\/api|recaptcha\/(?:api|enterprise)|1\/api)\.js$/;
+import { PROVIDERS } from '../../shared/providers.ts';
+
+const literal = (path: string) => path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** The providers' script paths, as served by this service (facade/widget.ts), at the URL path's end. */
+const COMPAT_PATH = new RegExp(
+  `(?:${PROVIDERS.flatMap((p) => p.scripts)
+    .map(literal)
+    .join('|')})$`,
+);
 
 const own = (document.currentScript ??
   [...document.scripts].reverse().find((s) => s.src && COMPAT_PATH.test(new URL(s.src).pathname))) as
   HTMLScriptElement | undefined;
 
-/** This compatibility script's own URL (its query carries `render`, `onload`, `hl`, ...). */
+/** This compatibility script's own URL. */
 export const scriptUrl = new URL(own?.src || location.href);
 export const params = scriptUrl.searchParams;
 
-type Doc = { currentScript?: unknown };
-
-if (!window.auditcaptcha) {
-  const widgetJs = document.createElement('script');
-  widgetJs.src = `${scriptUrl.origin}${scriptUrl.pathname.replace(COMPAT_PATH, '')}/widget.js?render=explicit`;
-  Object.defineProperty(document, 'currentScript', {
-    configurable: true,
-    get() {
-      delete (document as Doc).currentScript;
-      return widgetJs;
-    },
-  });
-}
-
-/** Drops the one-read override if the engine did not read it (it was already installed). */
-export function restore(): void {
-  delete (document as Doc).currentScript;
-}
+/** widget.js at this service, explicit rendering: the provider's script renders on its own terms. */
+export const engineUrl = new URL(
+  `${scriptUrl.origin}${scriptUrl.pathname.replace(COMPAT_PATH, '')}/widget.js?render=explicit`,
+);

@@ -4,11 +4,11 @@
  * reset, getResponse, remove, ready and the render callbacks). What a provider adds on top
  * is names: its option names, its hidden fields, its widget ids and its error codes.
  */
-import { params, restore } from './boot.ts';
-import '../index.ts';
-import type { AuditCaptcha } from '../index.ts';
+import { engineUrl, params } from './boot.ts';
+import { install, type AuditCaptcha } from '../install.ts';
 
-restore();
+// Installed once per page, whichever script came first (widget.js or another provider's).
+if (!window.auditcaptcha) install(engineUrl);
 
 export { params };
 export const ac: AuditCaptcha = window.auditcaptcha!;

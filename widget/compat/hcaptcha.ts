@@ -6,6 +6,7 @@
  * `execute(id, {async: true})` resolves with `{response, key}`. Accepted and ignored:
  * `setData` (rqdata), `close`, open/close/chalexpired callbacks, tabindex, custom themes.
  */
+import { providerNamed } from '../../shared/providers.ts';
 import { ac, params, start } from './engine.ts';
 import { classic } from './classic.ts';
 
@@ -21,10 +22,13 @@ const errorCode = (code: string) =>
 
 const core = classic({
   cls: 'h-captcha',
-  fields: (n) => [
-    { tag: 'textarea', name: 'g-recaptcha-response', id: `g-recaptcha-response-${n}` },
-    { tag: 'textarea', name: 'h-captcha-response', id: `h-captcha-response-${n}` },
-  ],
+  // reCAPTCHA's field first, then its own, as hCaptcha writes them.
+  fields: (n) =>
+    [providerNamed('recaptcha').responseField, providerNamed('hcaptcha').responseField].map((name) => ({
+      tag: 'textarea' as const,
+      name,
+      id: `${name}-${n}`,
+    })),
   errorArgs: (code) => [errorCode(code)],
 });
 

@@ -6,14 +6,15 @@
  * `grecaptcha.execute(sitekey, {action})`, a promise of a score token. The token goes into
  * the `g-recaptcha-response` textarea; `render` returns a number and takes an element id.
  */
+import { providerNamed } from '../../shared/providers.ts';
 import { ac, start } from './engine.ts';
 import { classic } from './classic.ts';
 
+const field = providerNamed('recaptcha').responseField;
+
 const core = classic({
   cls: 'g-recaptcha',
-  fields: (n) => [
-    { tag: 'textarea', name: 'g-recaptcha-response', id: n ? `g-recaptcha-response-${n}` : 'g-recaptcha-response' },
-  ],
+  fields: (n) => [{ tag: 'textarea', name: field, id: n ? `${field}-${n}` : field }],
   errorArgs: () => [],
 });
 

@@ -6,6 +6,7 @@
  * `before-/after-interactive-callback`, `unsupported-callback`, `timeout-callback` (our
  * challenges do not time out on the page), `appearance: interaction-only` (shown as always).
  */
+import { providerNamed } from '../../shared/providers.ts';
 import { call, CompatWidget, str, dataOf, elementOf, ready, start, theme, type Callback } from './engine.ts';
 
 type Params = Record<string, unknown>;
@@ -49,7 +50,7 @@ function render(target: unknown, p: Params = {}): string | undefined {
   const existing = [...widgets.values()].find((w) => w.container === el);
   if (existing) return existing.id;
   const sitekey = str(p.sitekey) ?? '';
-  const name = str(p['response-field-name']) || 'cf-turnstile-response';
+  const name = str(p['response-field-name']) || providerNamed('turnstile').responseField;
   const retry = p.retry !== 'never';
   const interval = Math.min(Math.max(Number(p['retry-interval']) || 8000, 0), 900_000);
   const refresh = p['refresh-expired'];

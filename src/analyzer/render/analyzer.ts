@@ -7,11 +7,12 @@
  * request asks), `always` (render every page unless a request says `render=0`).
  */
 import { analyzeUrl, type AnalysisResult } from '../analyze.ts';
+import type { TargetUrl } from '../address-guard.ts';
 import { AnalyzeError } from '../errors.ts';
+import { pageChecks } from '../checks/registry.ts';
 import type { CheckResult, ResultsByCategory } from '../checks/types.ts';
 import type { AnalyzerOptions } from '../options.ts';
 import { runPageChecks, type CheckInput } from '../check-worker.ts';
-import { scoreResults } from '../scoring.ts';
 import { FairPool, SaturatedError } from '../pool.ts';
 import { deadlineSignal } from '../abortable.ts';
 import { BrowserCrashedError, BrowserPool, BrowserUnavailableError, RenderBusyError } from './browser.ts';
@@ -75,35 +76,10 @@ export interface RenderingInfo {
 export type RenderedAnalysis = AnalysisResult & { rendering: RenderingInfo };
 
 /**
- * Checks that read the document and are re-run on the rendered DOM (marked `rendered: true`).
- * Checks of headers, the URL, robots.txt, the sitemap, the 404 probe, the raw bytes, the
- * doctype and the charset declaration stay on the raw response.
+ * Checks that read the document and are re-run on the rendered DOM (marked `rendered: true`):
+ * the page checks that say `rendered` (checks/page/).
  */
-export const renderedCheckIds: ReadonlySet<string> = new Set([
-  'title',
-  'meta_description',
-  'headings',
-  'content_keywords',
-  'image_keywords',
-  'in_page_links',
-  'language',
-  'favicon',
-  'canonical',
-  'hreflang',
-  'meta_viewport',
-  'structured_data',
-  'json_ld_valid',
-  'social',
-  'open_graph',
-  'content_length',
-  'inline_css',
-  'deprecated_html_tags',
-  'image_format',
-  'image_dimensions',
-  'dom_size',
-  'unsafe_cross_origin_links',
-  'plaintext_email',
-]);
+const renderedCheckIds: ReadonlySet<string> = new Set(pageChecks.filter((c) => c.rendered).map((c) => c.id));
 
 function find(result: AnalysisResult, id: string): CheckResult | undefined {
   for (const list of Object.values(result.results)) {
@@ -127,13 +103,9 @@ export function looksClientRendered(result: AnalysisResult): boolean {
 
 /**
  * Put the rendered checks into `raw`'s results: a check with the same id is replaced in place,
- * new ones are appended to their category. Score and grade are recomputed.
+ * new ones are appended to their category.
  */
-export function mergeRendered(
-  raw: AnalysisResult,
-  rendered: RenderedCheckResult[],
-  weights: AnalyzerOptions['weights'],
-): AnalysisResult {
+export function mergeRendered(raw: AnalysisResult, rendered: RenderedCheckResult[]): AnalysisResult {
   const results = Object.fromEntries(
     Object.entries(raw.results).map(([k, v]) => [k, [...v]]),
   ) as unknown as ResultsByCategory;
@@ -143,8 +115,7 @@ export function mergeRendered(
     if (at >= 0) list[at] = check;
     else list.push(check);
   }
-  const { score, result } = scoreResults(Object.values(results).flat(), weights);
-  return { ...raw, results, score, result };
+  return { ...raw, results };
 }
 
 /**
@@ -243,7 +214,7 @@ export class RenderingAnalyzer {
    * whatever it was waiting for.
    */
   async analyze(
-    url: string,
+    url: TargetUrl,
     options: AnalyzerOptions,
     requested?: boolean,
     signal?: AbortSignal,
@@ -287,7 +258,7 @@ export class RenderingAnalyzer {
           rendered: true,
         };
         return {
-          ...mergeRendered(raw, [failed], options.weights),
+          ...mergeRendered(raw, [failed]),
           rendering: { status: 'failed', reason: err.message },
         };
       }
@@ -314,7 +285,7 @@ export class RenderingAnalyzer {
       });
     }
     return {
-      ...mergeRendered(raw, rendered, options.weights),
+      ...mergeRendered(raw, rendered),
       rendering: {
         status: 'rendered',
         lab: labSummary(page),

@@ -24,7 +24,8 @@
  * ({@link interactiveMs}); an image used twice counts once, at its least wasteful use.
  * Lighthouse also counts CSS background images; we look at <img> elements only.
  */
-import { checkIdentity, type CheckId } from '../checks/definitions.ts';
+import { checkIdentity } from '../checks/definitions.ts';
+import type { LabCheckId } from '../checks/lab.ts';
 import type { CheckResult } from '../checks/types.ts';
 import { cumulativeLayoutShift, interactiveMs, totalBlockingTime } from './collect.ts';
 import type { RenderedPage } from './render.ts';
@@ -84,16 +85,24 @@ export function logNormalScore(curve: MetricCurve, value: number): number {
   return Math.round(score * 100) / 100;
 }
 
-/** A verdict of check `id`; its category and importance come from definitions.ts. */
-function check(id: CheckId, passed: boolean, value: unknown, details: unknown[] = []): RenderedCheckResult {
-  const { category, importance } = checkIdentity(id);
+/**
+ * A verdict of check `id` (a lab check, or a page check measured again here); its category and
+ * importance come from its definition (checks/lab.ts, checks/page/).
+ */
+function check(
+  id: LabCheckId | 'http_requests' | 'mixed_content',
+  passed: boolean,
+  value: unknown,
+  details: unknown[] = [],
+): RenderedCheckResult {
+  const { category, importance } = checkIdentity(id)!;
   return { id, category, importance, passed, value, details: details.slice(0, 20), rendered: true };
 }
 
 const round = (n: number, digits = 0): number => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function metricCheck(
-  id: CheckId,
+  id: LabCheckId,
   curve: MetricCurve,
   value: number | null,
   unit: string,

@@ -3,10 +3,11 @@
  * fails, and later analyses use the new browser.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { defaultAnalyzerOptions } from '../../../src/analyzer/index.ts';
-import { RenderingAnalyzer } from '../../../src/analyzer/render/index.ts';
+import { defaultAnalyzerOptions } from '../../../src/analyzer/options.ts';
+import { RenderingAnalyzer } from '../../../src/analyzer/render/analyzer.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/server.ts';
 import { chromiumPath, renderSite } from './fixtures.ts';
+import { parseTargetUrl } from '../../../src/analyzer/address-guard.ts';
 
 let server: FixtureServer;
 let analyzer: RenderingAnalyzer;
@@ -44,15 +45,15 @@ async function browserPid(): Promise<number> {
 }
 
 it('a browser killed mid-run is replaced and no analysis fails', { timeout: 120_000 }, async () => {
-  const first = await analyzer.analyze(`${server.origin}/lean`, options);
+  const first = await analyzer.analyze(parseTargetUrl(`${server.origin}/lean`), options);
   expect(first.rendering.status).toBe('rendered');
   expect(analyzer.pool.launches).toBe(1);
   const pid = await browserPid();
 
   // Two slow pages in flight (the slow stylesheet takes 1.5 s), then the browser dies.
   const running = [
-    analyzer.analyze(`${server.origin}/slow`, options),
-    analyzer.analyze(`${server.origin}/csr`, options),
+    analyzer.analyze(parseTargetUrl(`${server.origin}/slow`), options),
+    analyzer.analyze(parseTargetUrl(`${server.origin}/csr`), options),
   ];
   await new Promise((r) => setTimeout(r, 700));
   process.kill(pid, 'SIGKILL');
@@ -63,7 +64,7 @@ it('a browser killed mid-run is replaced and no analysis fails', { timeout: 120_
   expect(analyzer.pool.launches).toBe(2);
   expect(await browserPid()).not.toBe(pid);
 
-  const after = await analyzer.analyze(`${server.origin}/lean`, options);
+  const after = await analyzer.analyze(parseTargetUrl(`${server.origin}/lean`), options);
   expect(after.rendering.status).toBe('rendered');
   expect(analyzer.pool.launches).toBe(2);
   expect(analyzer.pool.active).toBe(0);

@@ -6,10 +6,11 @@
 import { existsSync } from 'node:fs';
 import { readFile, readlink } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAnalyzerOptions } from '../../../src/analyzer/index.ts';
-import { RenderingAnalyzer } from '../../../src/analyzer/render/index.ts';
+import { defaultAnalyzerOptions } from '../../../src/analyzer/options.ts';
+import { RenderingAnalyzer } from '../../../src/analyzer/render/analyzer.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/server.ts';
 import { chromiumPath } from './fixtures.ts';
+import { parseTargetUrl } from '../../../src/analyzer/address-guard.ts';
 
 const memoryLimitBytes = 768 * 1024 * 1024;
 const page = (script: string) => ({
@@ -92,7 +93,7 @@ async function browserProcesses(): Promise<ProcessFacts[]> {
 
 /** Renders `path`; asserts that it failed alone and returns the reason it gave. */
 async function failedRender(path: string): Promise<string> {
-  const result = await analyzer.analyze(`${server.origin}${path}`, options);
+  const result = await analyzer.analyze(parseTargetUrl(`${server.origin}${path}`), options);
   expect(result.rendering.status).toBe('failed');
   const check = Object.values(result.results)
     .flat()
@@ -102,7 +103,7 @@ async function failedRender(path: string): Promise<string> {
 
 describe('the browser', () => {
   it('runs sandboxed: no process as root, renderers under seccomp in a user namespace of their own', async () => {
-    const first = await analyzer.analyze(`${server.origin}/plain`, options);
+    const first = await analyzer.analyze(parseTargetUrl(`${server.origin}/plain`), options);
     expect(first.rendering.status).toBe('rendered');
     // A page kept open, so its renderer is there to look at.
     const context = await (await analyzer.pool.browser()).newContext();
@@ -165,7 +166,7 @@ describe('a sandbox that cannot start', () => {
       });
       try {
         for (let i = 0; i < 2; i++) {
-          const result = await rootRenderer.analyze(`${server.origin}/plain`, options);
+          const result = await rootRenderer.analyze(parseTargetUrl(`${server.origin}/plain`), options);
           expect(result.rendering.status).toBe('failed');
           expect(result.rendering.reason).toMatch(/Rendering is off: Chromium could not start its sandbox/);
         }
@@ -195,14 +196,16 @@ describe('hostile pages fail their own render, and nothing else', () => {
     expect(rssAfter - rssBefore).toBeLessThan(150 * 2 ** 20);
     if (peak !== undefined) expect(peak).toBeLessThanOrEqual(memoryLimitBytes);
     // The next page renders as usual.
-    expect((await analyzer.analyze(`${server.origin}/plain`, options)).rendering.status).toBe('rendered');
+    expect((await analyzer.analyze(parseTargetUrl(`${server.origin}/plain`), options)).rendering.status).toBe(
+      'rendered',
+    );
   });
 
   it(
     'a page opening 15 windows gets none (popups blocked, any that open closed) and renders',
     { timeout: 60_000 },
     async () => {
-      const result = await analyzer.analyze(`${server.origin}/popups`, options);
+      const result = await analyzer.analyze(parseTargetUrl(`${server.origin}/popups`), options);
       expect(result.rendering.status).toBe('rendered');
       const peak = await analyzer.pool.cgroup?.peakBytes();
       if (peak !== undefined) expect(peak).toBeLessThanOrEqual(memoryLimitBytes);
@@ -211,7 +214,7 @@ describe('hostile pages fail their own render, and nothing else', () => {
 
   it('takes console messages cut in the page, not whole', { timeout: 60_000 }, async () => {
     const rssBefore = process.memoryUsage().rss;
-    const result = await analyzer.analyze(`${server.origin}/console`, options);
+    const result = await analyzer.analyze(parseTargetUrl(`${server.origin}/console`), options);
     expect(result.rendering.status).toBe('rendered');
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(150 * 2 ** 20);
   });

@@ -7,12 +7,15 @@
 import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAnalyzerOptions, type CheckResult } from '../../../src/analyzer/index.ts';
-import { RenderingAnalyzer, labChecks, type RenderedAnalysis } from '../../../src/analyzer/render/index.ts';
+import type { CheckResult } from '../../../src/analyzer/checks/types.ts';
+import { defaultAnalyzerOptions } from '../../../src/analyzer/options.ts';
+import { RenderingAnalyzer, type RenderedAnalysis } from '../../../src/analyzer/render/analyzer.ts';
+import { labChecks } from '../../../src/analyzer/render/lab.ts';
 import type { RenderedPage } from '../../../src/analyzer/render/render.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/server.ts';
 import { chromiumPath, head, html } from './fixtures.ts';
 import { lateSite } from './late-fixtures.ts';
+import { parseTargetUrl } from '../../../src/analyzer/address-guard.ts';
 
 let server: FixtureServer;
 let analyzer: RenderingAnalyzer;
@@ -57,7 +60,7 @@ function check(result: RenderedAnalysis, id: string): CheckResult {
 
 describe('activity after load', () => {
   it('takes the largest paint of a hero whose address comes from a fetch after load', { timeout: 60_000 }, async () => {
-    const result = await analyzer.analyze(`${server.origin}/late/hero`, options);
+    const result = await analyzer.analyze(parseTargetUrl(`${server.origin}/late/hero`), options);
     expect(result.rendering.status).toBe('rendered');
     // The fetch answers after 900 ms and the image after 600 more, both started after load.
     expect(result.rendering.lab!.lcpMs).toBeGreaterThanOrEqual(1500);
@@ -68,20 +71,20 @@ describe('activity after load', () => {
   });
 
   it('counts a consent banner shifting the page after load', { timeout: 60_000 }, async () => {
-    const banner = await analyzer.analyze(`${server.origin}/late/banner`, options);
+    const banner = await analyzer.analyze(parseTargetUrl(`${server.origin}/late/banner`), options);
     // A 240 px bar pushing a viewport of content down shifts far more than the 0.1 allowed.
     expect(banner.rendering.lab!.cls).toBeGreaterThan(0.15);
     expect(banner.rendering.lab!.cls).toBeLessThan(1.5);
     expect(check(banner, 'cumulative_layout_shift').passed).toBe(false);
     // A 24 px promo bar 0.8 s after load shifts a little, and is seen.
-    const promo = await analyzer.analyze(`${server.origin}/late/promo`, options);
+    const promo = await analyzer.analyze(parseTargetUrl(`${server.origin}/late/promo`), options);
     expect(promo.rendering.lab!.cls).toBeGreaterThan(0.002);
     expect(promo.rendering.lab!.cls).toBeLessThan(0.1);
     expect(check(promo, 'cumulative_layout_shift').passed).toBe(true);
   });
 
   it('sums every long task after load into the blocking time', { timeout: 60_000 }, async () => {
-    const result = await analyzer.analyze(`${server.origin}/late/tasks`, options);
+    const result = await analyzer.analyze(parseTargetUrl(`${server.origin}/late/tasks`), options);
     // Tasks of at least 180, 150 and 170 ms after the first paint, 0.2-0.3 s apart: at least
     // 130 + 100 + 120 ms blocking, where the longest task alone gives 130.
     expect(result.rendering.lab!.tbtMs).toBeGreaterThanOrEqual(300);
@@ -91,7 +94,7 @@ describe('activity after load', () => {
 
   it('renders as desktop Chrome, the raw fetch keeping the analyzer its name', { timeout: 60_000 }, async () => {
     agents.length = 0;
-    const result = await analyzer.analyze(`${server.origin}/agent`, options);
+    const result = await analyzer.analyze(parseTargetUrl(`${server.origin}/agent`), options);
     expect(result.rendering.status).toBe('rendered');
     expect(agents).toHaveLength(2);
     expect(agents[0]).toContain('WebsiteAnalyzer');

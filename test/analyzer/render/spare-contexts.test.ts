@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressGuard } from '../../../src/analyzer/address-guard.ts';
-import { defaultAnalyzerOptions } from '../../../src/analyzer/index.ts';
+import { defaultAnalyzerOptions } from '../../../src/analyzer/options.ts';
 import { BrowserPool } from '../../../src/analyzer/render/browser.ts';
 import { refusedHeader } from '../../../src/analyzer/render/proxy.ts';
 import { renderPage } from '../../../src/analyzer/render/render.ts';

@@ -7,15 +7,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AnalyzeError,
-  defaultAnalyzerOptions,
-  type CheckResult,
-  type LookupFunction,
-} from '../../../src/analyzer/index.ts';
-import { RenderingAnalyzer, renderPage, type RenderedAnalysis } from '../../../src/analyzer/render/index.ts';
+import type { CheckResult } from '../../../src/analyzer/checks/types.ts';
+import { AnalyzeError } from '../../../src/analyzer/errors.ts';
+import { defaultAnalyzerOptions, type LookupFunction } from '../../../src/analyzer/options.ts';
+import { RenderingAnalyzer, type RenderedAnalysis } from '../../../src/analyzer/render/analyzer.ts';
+import { renderPage } from '../../../src/analyzer/render/render.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/server.ts';
 import { chromiumPath } from './fixtures.ts';
+import { parseTargetUrl } from '../../../src/analyzer/address-guard.ts';
 
 let site: FixtureServer;
 let forbidden: Server;
@@ -132,7 +131,7 @@ const refused = (result: RenderedAnalysis) => (check(result, 'http_requests').va
 
 describe('the rendering path refuses forbidden addresses', () => {
   it('subresources (literal, decimal, names, localhost, frames, prefetch)', { timeout: 60_000 }, async () => {
-    const result = await analyzer.analyze(`http://public.test:${site.port}/subresources`, options());
+    const result = await analyzer.analyze(parseTargetUrl(`http://public.test:${site.port}/subresources`), options());
     expect(result.rendering.status).toBe('rendered');
     expect(refused(result)).toBeGreaterThanOrEqual(5);
     expect(check(result, 'http_requests').details.join('\n')).toMatch(/127\.0\.0\.2 is a loopback address/);
@@ -140,14 +139,14 @@ describe('the rendering path refuses forbidden addresses', () => {
   });
 
   it('redirects of subresources', { timeout: 60_000 }, async () => {
-    const result = await analyzer.analyze(`http://public.test:${site.port}/redirects`, options());
+    const result = await analyzer.analyze(parseTargetUrl(`http://public.test:${site.port}/redirects`), options());
     expect(refused(result)).toBeGreaterThanOrEqual(2);
     expect(site.hits).toContain('/to-evil.png');
     expect(forbiddenHits).toEqual([]);
   });
 
   it('fetch, XHR, websockets, beacons and event streams', { timeout: 60_000 }, async () => {
-    const result = await analyzer.analyze(`http://public.test:${site.port}/scripts`, options());
+    const result = await analyzer.analyze(parseTargetUrl(`http://public.test:${site.port}/scripts`), options());
     expect(refused(result)).toBeGreaterThanOrEqual(5);
     const details = check(result, 'http_requests').details.join('\n');
     // WebSockets are tunnelled with CONNECT host:port, and refused there.
@@ -165,12 +164,12 @@ describe('the rendering path refuses forbidden addresses', () => {
     );
     expect(err).toBeInstanceOf(AnalyzeError);
     expect((err as AnalyzeError).reason).toBe('forbidden_address');
-    await analyzer.analyze(`http://public.test:${site.port}/navigates`, options());
+    await analyzer.analyze(parseTargetUrl(`http://public.test:${site.port}/navigates`), options());
     expect(forbiddenHits).toEqual([]);
   });
 
   it('service workers are blocked', { timeout: 60_000 }, async () => {
-    const result = await analyzer.analyze(`http://public.test:${site.port}/service-worker`, options());
+    const result = await analyzer.analyze(parseTargetUrl(`http://public.test:${site.port}/service-worker`), options());
     expect(check(result, 'title').value).toMatch(/^sw (refused|unavailable)$/);
     expect(site.hits).not.toContain('/sw.js');
   });

@@ -3,13 +3,13 @@
  * that Lighthouse 12 scores, written for this service.
  */
 import type { AccessibilityRule } from '../accessibility.ts';
-import type { SectionTexts } from './texts.ts';
+import type { CheckTexts } from './texts.ts';
 
 /** Labels of an accessibility value's fields. */
 const fields = { outcome: 'Outcome', impact: 'Impact', nodes: 'Elements', weight: 'Weight' };
 
 /** The accessibility checks in English. */
-export const enAccessibility: SectionTexts<AccessibilityRule['id']> = {
+export const enAccessibility: Readonly<Record<AccessibilityRule['id'], CheckTexts>> = {
   a11y_accesskeys: {
     title: 'Unique access keys',
     description:

@@ -1,8 +1,14 @@
 /**
- * The shape of a check's words in one language. The languages themselves are in `en-*.ts`
- * (one module per report section) and listed in catalogue.ts.
+ * The shape of a check's words in one language, and the languages. Each check carries its
+ * words in every language (a page check in its own module, checks/page/; the tables of gsb,
+ * lab and accessibility checks beside them).
  */
-import type { CheckId } from '../definitions.ts';
+
+/** The languages of the catalogue, the default first. A new language is one more entry here. */
+export const locales = ['en'] as const;
+
+/** A language of the catalogue. */
+export type Locale = (typeof locales)[number];
 
 /** A noun by plural category; `other` is the fallback every language has. */
 export type Counted = Partial<Record<Intl.LDMLPluralRule, string>> & { other: string };
@@ -25,6 +31,3 @@ export interface CheckTexts {
   /** A page with more about the subject. */
   learnMore?: string;
 }
-
-/** Words for some checks (one section) in one language. */
-export type SectionTexts<Id extends CheckId> = Readonly<Record<Id, CheckTexts>>;

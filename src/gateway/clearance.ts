@@ -1,0 +1,64 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { subkey } from '../captcha/subkeys.ts';
+import { networkKey } from '../net/client-key.ts';
+
+/** The clearance cookie's name on a protected host. */
+export const CLEARANCE_COOKIE = '__auditcaptcha_clearance';
+
+/** What a clearance is bound to: the site, the client's network (IPv4 /24, IPv6 /64), its User-Agent. */
+export interface ClearanceBinding {
+  sitekey: string;
+  ip: string;
+  userAgent: string;
+}
+
+const MAC_BYTES = 32;
+
+function mac(tokenKey: Buffer, b: ClearanceBinding, expires: number): Buffer {
+  const ua = createHash('sha256').update(b.userAgent).digest('base64url');
+  return createHmac('sha256', subkey(tokenKey, 'gateway-clearance'))
+    .update(`v1\n${b.sitekey}\n${networkKey(b.ip)}\n${ua}\n${expires}`)
+    .digest();
+}
+
+/**
+ * A clearance cookie value: `<expiry, unix seconds>.<HMAC-SHA-256, base64url>` under a subkey
+ * of TOKEN_KEY. Nothing of the binding is in the value; it is recomputed from the request.
+ */
+export function issueClearance(tokenKey: Buffer, b: ClearanceBinding, nowMs: number, ttlSeconds: number): string {
+  const expires = Math.floor(nowMs / 1000) + ttlSeconds;
+  return `${expires}.${mac(tokenKey, b, expires).toString('base64url')}`;
+}
+
+/**
+ * Whether `value` is a clearance for this binding that has not expired, compared in constant
+ * time. Malformed values, another site, network or User-Agent, and expired ones are all false.
+ */
+export function checkClearance(
+  tokenKey: Buffer,
+  value: string | undefined,
+  b: ClearanceBinding,
+  nowMs: number,
+): boolean {
+  if (!value || value.length > 100) return false;
+  const dot = value.indexOf('.');
+  if (dot < 1 || dot > 12) return false;
+  const expiresText = value.slice(0, dot);
+  if (!/^\d+$/.test(expiresText)) return false;
+  const expires = Number(expiresText);
+  if (expires * 1000 <= nowMs) return false;
+  const given = Buffer.from(value.slice(dot + 1), 'base64url');
+  if (given.length !== MAC_BYTES) return false;
+  return timingSafeEqual(given, mac(tokenKey, b, expires));
+}
+
+/** The value of cookie `name` in a Cookie header, or undefined. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}

@@ -1,0 +1,95 @@
+import type { Cidr } from './networks.ts';
+import { inNetworks, parseAddress } from './networks.ts';
+
+/** Request headers as Node gives them (lower-case names). */
+export type Headers = Record<string, string | string[] | undefined>;
+
+/** The original request a proxy asks about, as far as the proxy is believed. */
+export interface OriginalRequest {
+  /** Whether the peer is a trusted proxy (only then are the forwarded headers used). */
+  trusted: boolean;
+  method: string;
+  /** Lower-case host name without the port. */
+  host: string;
+  /** Path and query, starting with `/`. */
+  uri: string;
+  /** Path alone. */
+  path: string;
+  /** The client's address (plain form), or the peer's when untrusted. */
+  ip: string;
+  proto: 'http' | 'https';
+}
+
+export function one(headers: Headers, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** `host[:port]` or `[v6]:port` to the lower-case host alone. */
+export function hostOnly(text: string): string {
+  const t = text.trim().toLowerCase();
+  if (t.startsWith('[')) return t.slice(1, t.indexOf(']') > 0 ? t.indexOf(']') : undefined);
+  const colon = t.indexOf(':');
+  return colon >= 0 && t.indexOf(':', colon + 1) < 0 ? t.slice(0, colon) : t;
+}
+
+/**
+ * The client behind the proxies: walking X-Forwarded-For from the right, the first address that
+ * is not itself a trusted proxy (entries a client wrote further left are never believed).
+ */
+function clientAddress(xff: string | undefined, peer: string, trusted: readonly Cidr[]): string {
+  if (!xff) return peer;
+  const hops = xff.split(',').map((s) => s.trim());
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const addr = parseAddress(hops[i]);
+    if (!addr) return peer;
+    if (i === 0 || !inNetworks(addr, trusted)) return addr.toString();
+  }
+  return peer;
+}
+
+/**
+ * Reads the original request from a forward-auth call or a proxied `/.auditcaptcha/` request:
+ * X-Forwarded-Method/-Host/-Uri/-For/-Proto (Caddy, Traefik) or X-Original-Method/-URI
+ * (nginx), believed only when the peer lies in GATEWAY_TRUSTED_PROXIES; otherwise the request
+ * is taken as it arrived.
+ */
+export function readOriginal(
+  peer: string,
+  headers: Headers,
+  own: { method: string; url: string },
+  trusted: readonly Cidr[],
+): OriginalRequest {
+  const peerAddr = parseAddress(peer);
+  const plainPeer = peerAddr?.toString() ?? peer;
+  const isTrusted = inNetworks(peerAddr, trusted);
+  const h = (name: string) => (isTrusted ? one(headers, name) : undefined);
+  const method = (h('x-original-method') ?? h('x-forwarded-method') ?? own.method).toUpperCase();
+  const uriText = h('x-original-uri') ?? h('x-forwarded-uri') ?? own.url;
+  const uri = uriText.startsWith('/') ? uriText : `/${uriText}`;
+  const q = uri.indexOf('?');
+  // A chain of proxies may list several values: the first is the client's.
+  const first = (v: string | undefined) => v?.split(',')[0].trim();
+  const host = hostOnly(first(h('x-forwarded-host')) ?? one(headers, 'host') ?? '');
+  const proto = first(h('x-forwarded-proto')) === 'https' ? 'https' : 'http';
+  return {
+    trusted: isTrusted,
+    method,
+    host,
+    uri,
+    path: q < 0 ? uri : uri.slice(0, q),
+    ip: isTrusted ? clientAddress(one(headers, 'x-forwarded-for'), plainPeer, trusted) : plainPeer,
+    proto,
+  };
+}
+
+/**
+ * Whether the request is a top-level navigation: `Sec-Fetch-Mode: navigate` where the browser
+ * sends it; otherwise (older browsers, scripts) a GET or HEAD whose Accept names text/html.
+ */
+export function isNavigation(method: string, headers: Headers): boolean {
+  const mode = one(headers, 'sec-fetch-mode');
+  if (mode) return mode === 'navigate';
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  return (one(headers, 'accept') ?? '').toLowerCase().includes('text/html');
+}

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SiteSchema } from '../entities/site.entity.ts';
+import type { Stores } from '../stores/index.ts';
+import { compileRule, type CompiledRule } from './rules.ts';
+import type { GatewaySettings } from '../entities/site.entity.ts';
+
+/** One protected site as the per-request check needs it, compiled once per change. */
+export interface GatewaySite {
+  sitekey: string;
+  /** The site's lowest score a token may have to earn a clearance (its siteverify minimum). */
+  minScore: number;
+  settings: GatewaySettings;
+  rules: CompiledRule[];
+}
+
+/** The store key whose value changes with every change of any site's gateway settings. */
+const VERSION_KEY = 'gateway:version';
+/** The stamp outlives any instance's cache; an expired stamp reads as a change, never as none. */
+const VERSION_TTL_MS = 30 * 86_400_000;
+
+/**
+ * Marks the gateway settings as changed, for every instance sharing the store: the next
+ * check on each reloads them. Call it after the change is committed.
+ */
+export async function announceGatewayChange(stores: Stores): Promise<void> {
+  await stores.challenges.delete(VERSION_KEY);
+  // Two writers racing: the loser's stamp is dropped, the winner's differs from every cache.
+  await stores.challenges
+    .create(VERSION_KEY, { v: randomBytes(12).toString('base64url') }, VERSION_TTL_MS)
+    .catch(() => {});
+}
+
+/**
+ * This instance's copy of every site's gateway settings, by host name. A check reads one
+ * small value from the store (the version stamp; in memory, or one Redis GET) and no table:
+ * the sites are read from the database only when the stamp changed, so a rule change takes
+ * effect on every instance at its next request. While the store cannot be read, the settings
+ * last loaded stay in force; before any were loaded, the check fails (the proxy refuses).
+ */
+export class GatewayRegistry {
+  private byHost = new Map<string, GatewaySite>();
+  private version: string | null | undefined = undefined;
+  private loading: Promise<void> | undefined;
+
+  constructor(
+    private readonly stores: Stores,
+    private readonly em: () => EntityManager,
+  ) {}
+
+  /** The protected site serving `host` (lower-case, no port), or null. */
+  async siteFor(host: string): Promise<GatewaySite | null> {
+    await this.fresh();
+    return this.byHost.get(host) ?? null;
+  }
+
+  private async fresh(): Promise<void> {
+    let stamp: { v: string } | null;
+    try {
+      stamp = (await this.stores.challenges.get(VERSION_KEY)) as { v: string } | null;
+    } catch (err) {
+      // The store is down: protected sites keep the settings this instance last loaded rather
+      // than all failing at once (nothing is let through that those settings would refuse).
+      if (this.version !== undefined) return;
+      throw err;
+    }
+    const current = stamp?.v ?? null;
+    if (this.version !== undefined && current === this.version) return;
+    this.loading ??= this.load(current).finally(() => (this.loading = undefined));
+    await this.loading;
+  }
+
+  private async load(version: string | null): Promise<void> {
+    const sites = await this.em().find(
+      SiteSchema,
+      { gateway: { $ne: null } },
+      { fields: ['sitekey', 'minScore', 'gateway'] },
+    );
+    const byHost = new Map<string, GatewaySite>();
+    for (const site of sites) {
+      const settings = site.gateway;
+      if (!settings) continue;
+      const compiled: GatewaySite = {
+        sitekey: site.sitekey,
+        minScore: Number(site.minScore ?? 0.5),
+        settings,
+        rules: settings.rules.map(compileRule),
+      };
+      for (const host of settings.hosts) byHost.set(host, compiled);
+    }
+    this.byHost = byHost;
+    this.version = version;
+  }
+}

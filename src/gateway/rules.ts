@@ -1,0 +1,175 @@
+import { AI_CRAWLER_TOKENS } from './ai-crawlers.ts';
+import { claimedCrawler, type CrawlerVerifier } from './crawlers.ts';
+import { inNetworks, parseAddress, parseCidr, type Cidr } from './networks.ts';
+import { compilePathPattern, compileSafePattern, hasToken } from './patterns.ts';
+import type { GatewayRule, GatewaySettings, RuleAction, RulePreset } from '../entities/site.entity.ts';
+
+/** What a rule sees of a request: the original one, as the proxy forwarded it. */
+export interface GatewayRequest {
+  method: string;
+  /** Path without the query. */
+  path: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  /** The client's address (the trusted proxy's X-Forwarded-For), plain form. */
+  ip: string;
+}
+
+/** Feed paths the `feeds` preset lets through (docs/gateway.md). */
+const FEED_PATHS = [
+  '/feed',
+  '/feed/',
+  '/rss',
+  '/rss/',
+  '/atom',
+  '/atom/',
+  '/feed.json',
+  '/index.xml',
+  '/rss.xml',
+  '/atom.xml',
+  '/feed.xml',
+];
+const FEED_SUFFIXES = [
+  '.rss',
+  '.atom',
+  '/feed',
+  '/feed/',
+  '/rss.xml',
+  '/atom.xml',
+  '/feed.xml',
+  '/feed.json',
+  '/index.xml',
+];
+
+/** Link-preview fetchers (chat apps and social networks unfurling a shared link), by User-Agent token. */
+export const LINK_PREVIEW_TOKENS = [
+  'facebookexternalhit',
+  'facebookcatalog',
+  'twitterbot',
+  'slackbot-linkexpanding',
+  'slack-imgproxy',
+  'discordbot',
+  'telegrambot',
+  'whatsapp',
+  'linkedinbot',
+  'skypeuripreview',
+  'redditbot',
+  'mastodon',
+  'pinterestbot',
+  'embedly',
+  'iframely',
+  'vkshare',
+  'bluesky cardyb',
+  'signal-preview',
+];
+
+const aiTokens = AI_CRAWLER_TOKENS.map((t) => t.toLowerCase());
+
+type Matcher = (req: GatewayRequest, lowerUa: string, dns: CrawlerVerifier) => boolean | Promise<boolean>;
+
+function presetMatcher(preset: RulePreset): Matcher {
+  switch (preset) {
+    case 'ai-crawlers':
+      return (_req, ua) => aiTokens.some((t) => hasToken(ua, t));
+    case 'link-previews':
+      return (req, ua) =>
+        (req.method === 'GET' || req.method === 'HEAD') && LINK_PREVIEW_TOKENS.some((t) => hasToken(ua, t));
+    case 'feeds':
+      return (req) => {
+        const p = req.path.toLowerCase();
+        return (
+          (req.method === 'GET' || req.method === 'HEAD') &&
+          (FEED_PATHS.includes(p) || FEED_SUFFIXES.some((s) => p.endsWith(s)))
+        );
+      };
+    case 'search-crawlers':
+      return (req, ua, dns) => {
+        const crawler = claimedCrawler(ua);
+        return crawler ? dns.verify(crawler, req.ip) : false;
+      };
+  }
+}
+
+/** A rule ready to run: its conditions compiled once, when the site's settings are loaded. */
+export interface CompiledRule {
+  name: string;
+  action: RuleAction;
+  weight: number;
+  matches(req: GatewayRequest, lowerUa: string, dns: CrawlerVerifier): boolean | Promise<boolean>;
+}
+
+export function compileRule(rule: GatewayRule, index: number): CompiledRule {
+  const checks: Matcher[] = [];
+  if (rule.methods?.length) {
+    const methods = new Set(rule.methods);
+    checks.push((req) => methods.has(req.method));
+  }
+  if (rule.path !== undefined) {
+    const path = compilePathPattern(rule.path);
+    checks.push((req) => path(req.path));
+  }
+  if (rule.networks?.length) {
+    const blocks = rule.networks.map(parseCidr).filter((b): b is Cidr => b !== null);
+    checks.push((req) => inNetworks(parseAddress(req.ip), blocks));
+  }
+  if (rule.user_agent !== undefined) {
+    const ua = compileSafePattern(rule.user_agent);
+    checks.push((req) => ua(req.headers['user-agent'] ?? ''));
+  }
+  for (const [name, pattern] of Object.entries(rule.headers ?? {})) {
+    const value = pattern === '' ? () => true : compileSafePattern(pattern);
+    checks.push((req) => {
+      const v = req.headers[name];
+      return v !== undefined && value(v);
+    });
+  }
+  // The preset last: the search-crawler preset may ask DNS, so cheaper conditions go first.
+  if (rule.preset) checks.push(presetMatcher(rule.preset));
+  return {
+    name: rule.name ?? `rule ${index + 1}`,
+    action: rule.action,
+    weight: rule.weight ?? 0,
+    async matches(req, lowerUa, dns) {
+      for (const check of checks) if (!(await check(req, lowerUa, dns))) return false;
+      return true;
+    },
+  };
+}
+
+/** What the rules decide about one request, and which rule decided. */
+export interface RuleVerdict {
+  action: 'allow' | 'deny' | 'challenge';
+  /** The deciding rule's name; for a threshold, `score`; with no rule, `default`. */
+  rule: string;
+  score: number;
+}
+
+/**
+ * Runs the rules in order: the first matching allow, deny or challenge rule decides; weigh
+ * rules met on the way add their weight. With no deciding rule the score decides against the
+ * thresholds (deny, then challenge); below them the site's default action applies
+ * (`challenge` unless the site chose `allow`). A visitor with a clearance passes a challenge.
+ */
+export async function evaluate(
+  rules: readonly CompiledRule[],
+  thresholds: GatewaySettings['thresholds'],
+  defaultAction: GatewaySettings['default_action'],
+  req: GatewayRequest,
+  dns: CrawlerVerifier,
+): Promise<RuleVerdict> {
+  const lowerUa = (req.headers['user-agent'] ?? '').toLowerCase();
+  let score = 0;
+  let weighed: string | undefined;
+  for (const rule of rules) {
+    if (!(await rule.matches(req, lowerUa, dns))) continue;
+    if (rule.action === 'weigh') {
+      score += rule.weight;
+      weighed = rule.name;
+      continue;
+    }
+    return { action: rule.action, rule: rule.name, score };
+  }
+  if (score >= thresholds.deny) return { action: 'deny', rule: weighed ?? 'score', score };
+  if (score >= thresholds.challenge) return { action: 'challenge', rule: weighed ?? 'score', score };
+  return { action: defaultAction, rule: 'default', score };
+}

@@ -1,0 +1,116 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SiteSchema, type Site } from '../entities/site.entity.ts';
+import { AppError, notFound } from '../errors.ts';
+import type { Stores } from '../stores/index.ts';
+import { announceGatewayChange } from './registry.ts';
+import { compileRule } from './rules.ts';
+import { simulate, type PersonaResult } from './simulate.ts';
+import type { GatewaySettings } from '../entities/site.entity.ts';
+import { validateGateway } from './settings.ts';
+
+async function ownSite(em: EntityManager, ownerId: number, sitekey: string): Promise<Site> {
+  const site = await em.findOne(SiteSchema, { sitekey, owner: ownerId });
+  if (!site) throw notFound('Site');
+  return site;
+}
+
+/** The site's gateway settings, or null when the site protects no host. */
+export async function getGateway(em: EntityManager, ownerId: number, sitekey: string): Promise<GatewaySettings | null> {
+  return (await ownSite(em, ownerId, sitekey)).gateway ?? null;
+}
+
+/**
+ * Saves (or, with null, removes) the site's gateway settings, then tells every instance (the
+ * store's version stamp): the change applies at their next request. Validation (422, naming
+ * the field): each host appears among the site's origins (the widget on the challenge page
+ * runs at that origin) and is protected by no other site; the rules as `validateGateway` says.
+ */
+export async function setGateway(
+  em: EntityManager,
+  stores: Stores,
+  ownerId: number,
+  sitekey: string,
+  input: GatewaySettings | null,
+): Promise<GatewaySettings | null> {
+  const site = await ownSite(em, ownerId, sitekey);
+  const settings = input ? validateGateway(input) : null;
+  if (settings) {
+    const originHosts = new Set(
+      site.origins.map((o) => {
+        try {
+          return new URL(o).hostname;
+        } catch {
+          return '';
+        }
+      }),
+    );
+    const errors: Record<string, string[]> = {};
+    const others = await em.find(SiteSchema, { gateway: { $ne: null }, id: { $ne: site.id } }, { fields: ['gateway'] });
+    const taken = new Set(others.flatMap((s) => s.gateway?.hosts ?? []));
+    settings.hosts.forEach((h, i) => {
+      if (!originHosts.has(h))
+        (errors[`hosts.${i}`] ??= []).push(`Add an origin of ${h} (such as https://${h}) to the site first.`);
+      else if (taken.has(h)) (errors[`hosts.${i}`] ??= []).push(`${h} is protected by another site.`);
+    });
+    if (Object.keys(errors).length) throw new AppError('VALIDATION_FAILED', Object.values(errors)[0][0], { errors });
+  }
+  site.gateway = settings;
+  await em.flush();
+  await announceGatewayChange(stores);
+  return settings;
+}
+
+/**
+ * The gateway report: what each kind of visitor (src/gateway/simulate.ts) would get from the
+ * site's saved rules on `pagePath` (feeds on `feedPath`), naming the deciding rule, with `ok`
+ * false where it is not what a site usually wants. 404 when the site protects no host.
+ */
+export async function gatewayReport(
+  em: EntityManager,
+  ownerId: number,
+  sitekey: string,
+  pagePath: string,
+  feedPath: string,
+): Promise<PersonaResult[]> {
+  const site = await ownSite(em, ownerId, sitekey);
+  const settings = site.gateway;
+  if (!settings) throw notFound('Gateway');
+  return simulate(
+    { sitekey: site.sitekey, minScore: Number(site.minScore), settings, rules: settings.rules.map(compileRule) },
+    pagePath,
+    feedPath,
+  );
+}
+
+/**
+ * The gateway report for an audit's URL, when its host is protected by a site of the audit's
+ * own account (another account's rules are never shown): the page is the audited path, the
+ * feed `/feed.xml`. Null otherwise.
+ */
+export async function gatewayFindings(
+  em: EntityManager,
+  ownerId: number,
+  url: string,
+): Promise<{ passed: boolean; checks: PersonaResult[] } | null> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return null;
+  }
+  const host = target.hostname.toLowerCase();
+  const sites = await em.find(SiteSchema, { owner: ownerId, gateway: { $ne: null } });
+  const site = sites.find((s) => s.gateway?.hosts.includes(host));
+  if (!site?.gateway) return null;
+  const checks = await simulate(
+    {
+      sitekey: site.sitekey,
+      minScore: Number(site.minScore),
+      settings: site.gateway,
+      rules: site.gateway.rules.map(compileRule),
+    },
+    target.pathname || '/',
+    '/feed.xml',
+  );
+  return { passed: checks.every((c) => c.ok), checks };
+}

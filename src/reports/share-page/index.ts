@@ -1,5 +1,0 @@
-/** The server-rendered share pages: public interface. */
-export { SHARE_ID, shareUrl } from './address.ts';
-export { escapeHtml } from './escape.ts';
-export { renderMessagePage, renderPasswordPage } from './messages.ts';
-export { renderReportPage } from './report.ts';
