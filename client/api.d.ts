@@ -175,6 +175,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/gateway/auth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Forward auth: may this request to a protected site pass?
+         * @description Called by a reverse proxy for every request to a protected host (nginx `auth_request`, Caddy `forward_auth`, Traefik `ForwardAuth`). The forwarded headers count only from the addresses in `GATEWAY_TRUSTED_PROXIES`; the clearance cookie comes in the visitor's `Cookie` header. Any method is answered alike: nginx's subrequest keeps the original one.
+         */
+        get: operations["gateway-auth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects": {
         parameters: {
             query?: never;
@@ -3327,6 +3347,86 @@ export interface operations {
                         /** @constant */
                         status?: 503;
                     };
+                };
+            };
+        };
+    };
+    "gateway-auth": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The visitor's address, as the proxy appended it. */
+                "X-Forwarded-For"?: string;
+                /** @description The protected host (else `Host`). */
+                "X-Forwarded-Host"?: string;
+                /** @description The original method (Caddy, Traefik). */
+                "X-Forwarded-Method"?: string;
+                /** @description `https` or `http`. */
+                "X-Forwarded-Proto"?: string;
+                /** @description The original path and query (Caddy, Traefik). */
+                "X-Forwarded-Uri"?: string;
+                /** @description The original method (nginx). */
+                "X-Original-Method"?: string;
+                /** @description The original path and query (nginx; its presence selects nginx's answers). */
+                "X-Original-URI"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pass: the proxy lets the request through. */
+            204: {
+                headers: {
+                    /** @description What the gateway decided: pass, challenge, refuse, deny or unknown. */
+                    "X-Gateway-Outcome"?: string;
+                    /** @description The rule that decided, URI-encoded. */
+                    "X-Gateway-Rule"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Challenge (Caddy, Traefik): the proxy returns this redirect to the visitor, to the challenge page under `/.auditcaptcha/challenge` on the protected host. */
+            302: {
+                headers: {
+                    /** @description The challenge page. */
+                    Location?: string;
+                    /** @description What the gateway decided: pass, challenge, refuse, deny or unknown. */
+                    "X-Gateway-Outcome"?: string;
+                    /** @description The rule that decided, URI-encoded. */
+                    "X-Gateway-Rule"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Challenge for nginx (its `error_page 401` shows the challenge page), or a request that is not a navigation and has no clearance (a short reason, never a page). */
+            401: {
+                headers: {
+                    /** @description What the gateway decided: pass, challenge, refuse, deny or unknown. */
+                    "X-Gateway-Outcome"?: string;
+                    /** @description The rule that decided, URI-encoded. */
+                    "X-Gateway-Rule"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Denied by a rule, or a host the gateway does not protect: a short reason. */
+            403: {
+                headers: {
+                    /** @description What the gateway decided: pass, challenge, refuse, deny or unknown. */
+                    "X-Gateway-Outcome"?: string;
+                    /** @description The rule that decided, URI-encoded. */
+                    "X-Gateway-Rule"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
         };

@@ -3,6 +3,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { errorCodes, type PublicErrorCode } from '../src/errors.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
 import { SITEVERIFY_PATHS } from './siteverify.ts';
+import { GATEWAY_AUTH_PATH } from './gateway.ts';
 import type { Protocol } from '../src/captcha/protocols.ts';
 import { providerNamed } from '../shared/providers.ts';
 
@@ -177,6 +178,76 @@ function documentSiteverify(paths: Record<string, Record<string, Operation>>, ta
   }
 }
 
+/** A request header the forward-auth endpoint reads from a trusted proxy (src/gateway/forwarded.ts). */
+const forwardedHeader = (name: string, description: string): Json => ({
+  name,
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description,
+});
+
+/** The short plain-text reason of a refused forward-auth check. */
+const reasonText = { 'text/plain': { schema: { type: 'string' } } };
+const outcomeHeaders = {
+  'X-Request-Id': header('X-Request-Id'),
+  'X-Gateway-Outcome': {
+    description: 'What the gateway decided: pass, challenge, refuse, deny or unknown.',
+    schema: { type: 'string' },
+  },
+  'X-Gateway-Rule': { description: 'The rule that decided, URI-encoded.', schema: { type: 'string' } },
+};
+
+/**
+ * Gateway mode's forward-auth endpoint (facade/gateway.ts, docs/gateway.md): a Koa route, not
+ * a procedure, because a proxy calls it with the visitor's own headers and (nginx) method. It
+ * is documented under GET, the method Caddy and Traefik use; it answers any method alike.
+ */
+function documentGatewayAuth(paths: Record<string, Record<string, Operation>>): void {
+  paths[GATEWAY_AUTH_PATH] = {
+    get: {
+      operationId: 'gateway-auth',
+      summary: 'Forward auth: may this request to a protected site pass?',
+      description:
+        'Called by a reverse proxy for every request to a protected host (nginx `auth_request`, Caddy ' +
+        '`forward_auth`, Traefik `ForwardAuth`). The forwarded headers count only from the addresses in ' +
+        "`GATEWAY_TRUSTED_PROXIES`; the clearance cookie comes in the visitor's `Cookie` header. Any method " +
+        "is answered alike: nginx's subrequest keeps the original one.",
+      tags: ['gateway'],
+      parameters: [
+        forwardedHeader('X-Forwarded-For', "The visitor's address, as the proxy appended it."),
+        forwardedHeader('X-Forwarded-Host', 'The protected host (else `Host`).'),
+        forwardedHeader('X-Forwarded-Proto', '`https` or `http`.'),
+        forwardedHeader('X-Forwarded-Method', 'The original method (Caddy, Traefik).'),
+        forwardedHeader('X-Forwarded-Uri', 'The original path and query (Caddy, Traefik).'),
+        forwardedHeader('X-Original-Method', 'The original method (nginx).'),
+        forwardedHeader('X-Original-URI', "The original path and query (nginx; its presence selects nginx's answers)."),
+      ],
+      responses: {
+        '204': { description: 'Pass: the proxy lets the request through.', headers: outcomeHeaders },
+        '302': {
+          description:
+            'Challenge (Caddy, Traefik): the proxy returns this redirect to the visitor, to the challenge page ' +
+            'under `/.auditcaptcha/challenge` on the protected host.',
+          headers: { ...outcomeHeaders, Location: { description: 'The challenge page.', schema: { type: 'string' } } },
+        },
+        '401': {
+          description:
+            'Challenge for nginx (its `error_page 401` shows the challenge page), or a request that is not a ' +
+            'navigation and has no clearance (a short reason, never a page).',
+          headers: outcomeHeaders,
+          content: reasonText,
+        },
+        '403': {
+          description: 'Denied by a rule, or a host the gateway does not protect: a short reason.',
+          headers: outcomeHeaders,
+          content: reasonText,
+        },
+      },
+    } as Operation,
+  };
+}
+
 /** The OpenAPI 3.1 document of every REST route, generated from procedure meta. */
 export function buildOpenApiDocument(router: AnyRouter, baseUrl = '/'): OpenAPIObject {
   const doc = generateOpenApiDocument(router as never, {
@@ -209,6 +280,7 @@ export function buildOpenApiDocument(router: AnyRouter, baseUrl = '/'): OpenAPIO
   const components = { ...doc.components, schemas: { ...schemas, Error: errorSchema }, headers };
   doc.components = components as OpenAPIObject['components'];
   documentSiteverify(paths, table);
+  documentGatewayAuth(paths);
   for (const route of table) {
     if (route.protocol) continue;
     const op = paths[route.path]?.[route.method.toLowerCase()];
