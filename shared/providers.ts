@@ -36,6 +36,27 @@ export interface ProviderSiteverify {
   summary: string;
 }
 
+/** How one of a provider's published test sitekeys behaves (src/captcha/test-keys.ts). */
+export interface TestSitekey {
+  /** Its challenges pass at once, never issue a token, or always ask the interactive challenge. */
+  kind: 'pass' | 'block' | 'interactive';
+  /** The provider's script runs it as an invisible widget whatever the page asks. */
+  invisible?: boolean;
+}
+
+/**
+ * The test keys a provider publishes, which work here as they do there, so a site's own test
+ * suite keeps passing after the switch. Test secrets accept only dummy tokens: the providers'
+ * published dummy responses and the tokens test sitekeys issue.
+ */
+export interface ProviderTestKeys {
+  sitekeys: Readonly<Record<string, TestSitekey>>;
+  /** Secret to what siteverify answers for a dummy token: success, `invalid-input-response`, or spent. */
+  secrets: Readonly<Record<string, 'pass' | 'fail' | 'spent'>>;
+  /** Its published dummy response, if it has one. */
+  dummyToken?: string;
+}
+
 export interface Provider {
   /**
    * Its name: the protocol of its siteverify answers, the widget's `responseFieldAliases`
@@ -49,6 +70,7 @@ export interface Provider {
   /** Where its siteverify is served. */
   siteverify: readonly ProviderSiteverify[];
   answer: AnswerShape;
+  testKeys: ProviderTestKeys;
 }
 
 /** Every provider, in the order its routes are mounted and documented. */
@@ -66,6 +88,21 @@ export const PROVIDERS = [
     ],
     // Our shape (Turnstile's, plus `kind` and `score`), the reasons in Turnstile's `metadata`.
     answer: { keeps: ['action', 'cdata', 'score', 'kind'], reasons: 'metadata' },
+    testKeys: {
+      sitekeys: {
+        '1x00000000000000000000AA': { kind: 'pass' },
+        '1x00000000000000000000BB': { kind: 'pass', invisible: true },
+        '2x00000000000000000000AB': { kind: 'block' },
+        '2x00000000000000000000BB': { kind: 'block', invisible: true },
+        '3x00000000000000000000FF': { kind: 'interactive' },
+      },
+      secrets: {
+        '1x0000000000000000000000000000000AA': 'pass',
+        '2x0000000000000000000000000000000AA': 'fail',
+        '3x0000000000000000000000000000000AA': 'spent',
+      },
+      dummyToken: 'XXXX.DUMMY.TOKEN.XXXX',
+    },
   },
   {
     name: 'recaptcha',
@@ -80,6 +117,10 @@ export const PROVIDERS = [
     ],
     // No `cdata`, `kind` or reasons; `score` and `action` for v3 tokens only.
     answer: { keeps: ['score', 'action'], keepsFor: 'v3', reasons: 'dropped' },
+    testKeys: {
+      sitekeys: { '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI': { kind: 'pass' } },
+      secrets: { '6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe': 'pass' },
+    },
   },
   {
     name: 'hcaptcha',
@@ -94,6 +135,12 @@ export const PROVIDERS = [
       reasons: 'dropped',
       onSuccess: { credit: false },
       errorCodes: { 'timeout-or-duplicate': 'invalid-or-already-seen-response' },
+    },
+    testKeys: {
+      sitekeys: { '10000000-ffff-ffff-ffff-000000000001': { kind: 'pass' } },
+      secrets: { '0x0000000000000000000000000000000000000000': 'pass' },
+      // hCaptcha's test passcode.
+      dummyToken: '10000000-aaaa-bbbb-cccc-000000000001',
     },
   },
 ] as const satisfies readonly Provider[];

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DUMMY_TOKENS, TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { DUMMY_TOKENS, TEST_SECRETS, TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import {
   behaveLikeAPerson,
   field,

@@ -4,7 +4,7 @@
  * the script's host and the keys, in Chromium against /recaptcha/api.js.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { TEST_SECRETS, TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import {
   behaveLikeAPerson,
   field,

@@ -15,7 +15,7 @@ import {
 import { request } from '../helpers/http.ts';
 import { browser, envAnswerFor, solveProofAsync } from '../helpers/captcha.ts';
 import { createSite } from '../../src/captcha/sites.ts';
-import { TEST_SECRETS } from '../../src/captcha/test-keys.ts';
+import { TEST_SECRETS } from '../helpers/test-keys.ts';
 
 let services: TestServices;
 let server: TestServer;

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { openServices } from '../../src/services.ts';
-import { DUMMY_TOKENS, TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { DUMMY_TOKENS, TEST_SECRETS, TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 

@@ -4,7 +4,7 @@
  * the keys, in Chromium against /turnstile/v0/api.js.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { TEST_SECRETS, TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import {
   behaveLikeAPerson,
   field,

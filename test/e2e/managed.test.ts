@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { request } from '../helpers/http.ts';
-import { TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import { attempt, passes, puzzleKey } from '../../pow/walk.ts';
 import {
   contextOptions,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createMetrics, instrumentStores } from '../../src/metrics.ts';
 import type { Stores } from '../../src/stores/index.ts';
-import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { TEST_SECRETS, TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import {
   createKeyedUser,
   openTestServices,

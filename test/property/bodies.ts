@@ -4,7 +4,7 @@
  * huge or extra.
  */
 import fc from 'fast-check';
-import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { TEST_SECRETS, TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import { defang, hostileValue, pct, SIDESTEP_SEMICOLON_BUG, urlArb } from './arbitraries.ts';
 import { BODY_LIMIT, type World } from './harness.ts';
 

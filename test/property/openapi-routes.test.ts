@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticAnalysis } from '../helpers/analysis.ts';
 import { createReport } from '../../src/reports/reports.ts';
-import { TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import {
   createKeyedUser,
   openTestServices,

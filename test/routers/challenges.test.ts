@@ -3,7 +3,8 @@ import { randomInt } from 'node:crypto';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { browser, createTestSite, envAnswerFor, siteverify, solveProofAsync } from '../helpers/captcha.ts';
-import { TEST_ANSWER, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { TEST_ANSWER } from '../../src/captcha/test-keys.ts';
+import { TEST_SITEKEYS } from '../helpers/test-keys.ts';
 
 let services: TestServices;
 let server: TestServer;

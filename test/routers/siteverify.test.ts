@@ -9,7 +9,7 @@ import {
 } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
 import { browser, createTestSite, siteverify, v3Token } from '../helpers/captcha.ts';
-import { TEST_SECRETS, TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { TEST_SECRETS, TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import { openToken, sealToken } from '../../src/captcha/tokens.ts';
 import { updateSite } from '../../src/captcha/sites.ts';
 

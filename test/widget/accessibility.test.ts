@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Route } from 'playwright-core';
-import { TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import {
   contextOptions,
   launchChromium,

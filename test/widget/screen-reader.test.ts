@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { TEST_SITEKEYS } from '../../src/captcha/test-keys.ts';
+import { TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import {
   contextOptions,
   launchChromium,

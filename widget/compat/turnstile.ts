@@ -32,8 +32,12 @@ const ATTRS = [
   'tabindex',
 ];
 
-/** Turnstile's invisible test sitekeys (1x…BB passes, 2x…BB blocks). */
-const INVISIBLE_TEST_KEY = /^[12]x0{20}BB$/;
+/** Turnstile's invisible test sitekeys (1x…BB passes, 2x…BB blocks), from its entry. */
+const invisibleTestKeys = new Set(
+  Object.entries(providerNamed('turnstile').testKeys.sitekeys)
+    .filter(([, key]) => key.invisible)
+    .map(([sitekey]) => sitekey),
+);
 
 /** Our error codes as Turnstile's numeric families: 110200 unknown domain, 200500 loading error, 600010 failure. */
 const errorCode = (code: string) => (code === 'forbidden' ? '110200' : code === 'network' ? '200500' : '600010');
@@ -61,7 +65,7 @@ function render(target: unknown, p: Params = {}): string | undefined {
     cdata: (p.cData ?? p.cdata) as string | undefined,
     theme: theme(p.theme),
     language: p.language as string | undefined,
-    invisible: p.size === 'invisible' || INVISIBLE_TEST_KEY.test(sitekey),
+    invisible: p.size === 'invisible' || invisibleTestKeys.has(sitekey),
     autorun: p.execution !== 'execute',
     hidden: p.appearance === 'execute',
     refresh: refresh === 'manual' || refresh === 'never' ? 'manual' : 'auto',
