@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { trpc, type Inputs } from './api.ts';
 import { ErrorNotice, Notice, useAction, useLoad } from './ui.tsx';
+import { fromDrafts, RulesEditor, toDrafts, type Rules } from './gateway-rules.tsx';
 
 type Settings = NonNullable<Inputs['gateway']['set']['gateway']>;
-type Rules = NonNullable<Settings['rules']>;
 
 const EXAMPLE_RULES: Rules = [
   { name: 'search engines', preset: 'search-crawlers', action: 'allow' },
@@ -20,8 +20,9 @@ const words = (text: string) =>
 
 /**
  * A site's gateway mode (docs/gateway.md): the hosts it protects, the clearance's lifetime, the
- * contact shown on the challenge page, the default action and the ordered rules (JSON, checked
- * by the service: a bad field is named in the error), and what each kind of visitor gets.
+ * contact shown on the challenge page, the default action and the ordered rules (a group of
+ * fields each, checked by the service on save: a bad field is named in the error), and what
+ * each kind of visitor gets.
  */
 export function GatewaySection({ sitekey }: { sitekey: string }) {
   const { data, error, reload } = useLoad(
@@ -39,7 +40,7 @@ function GatewayForm(props: { sitekey: string; current: Settings | null; onChang
   const [ttl, setTtl] = useState(String(c?.clearance_ttl ?? 86_400));
   const [contact, setContact] = useState(c?.contact ?? '');
   const [defaultAction, setDefaultAction] = useState<'challenge' | 'allow'>(c?.default_action ?? 'challenge');
-  const [rules, setRules] = useState(JSON.stringify(c?.rules ?? EXAMPLE_RULES, null, 2));
+  const [rules, setRules] = useState(() => toDrafts(c?.rules ?? EXAMPLE_RULES));
   const [saved, setSaved] = useState<string | null>(null);
   const report = useLoad(
     () => (c ? trpc.gateway.report.query({ sitekey: props.sitekey }).then((r) => r.data) : Promise.resolve(null)),
@@ -48,12 +49,6 @@ function GatewayForm(props: { sitekey: string; current: Settings | null; onChang
   const save = useAction(async (e: Event) => {
     e.preventDefault();
     setSaved(null);
-    let parsed: Rules;
-    try {
-      parsed = JSON.parse(rules) as Rules;
-    } catch {
-      throw new Error('The rules are not valid JSON: a list of rules, as in docs/gateway.md.');
-    }
     await trpc.gateway.set.mutate({
       sitekey: props.sitekey,
       gateway: {
@@ -61,7 +56,7 @@ function GatewayForm(props: { sitekey: string; current: Settings | null; onChang
         clearance_ttl: Number(ttl),
         contact,
         default_action: defaultAction,
-        rules: parsed,
+        rules: fromDrafts(rules),
       },
     });
     setSaved('Gateway settings saved; every instance applies them at its next request.');
@@ -110,10 +105,7 @@ function GatewayForm(props: { sitekey: string; current: Settings | null; onChang
             <option value="allow">Let them through (only what the rules single out is checked)</option>
           </select>
         </label>
-        <label>
-          Rules, in order (JSON)
-          <textarea rows={12} spellcheck={false} value={rules} onInput={(e) => setRules(e.currentTarget.value)} />
-        </label>
+        <RulesEditor drafts={rules} onChange={setRules} />
         <button type="submit" disabled={save.pending}>
           Save gateway
         </button>{' '}

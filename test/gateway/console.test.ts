@@ -1,15 +1,17 @@
 /**
- * The console's gateway section, in Chromium: a rule the service refuses shows its reason, a
- * valid set is saved, and the table says what each kind of visitor gets. axe-core finds no
+ * The console's gateway section, in Chromium: rules edited as groups of fields (added, moved,
+ * removed), a rule the service refuses shows its reason, a valid set is saved as edited, and
+ * the table says what each kind of visitor gets. axe-core finds no
  * serious or critical violation on the section.
  */
 import axe from 'axe-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { ensureInitialAccount } from '../../src/accounts/users.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { contextOptions, launchChromium, skipE2e } from '../e2e/harness.ts';
+import { request } from '../helpers/http.ts';
 
 describe.skipIf(skipE2e)('the console’s gateway section', () => {
   let services: TestServices;
@@ -18,7 +20,8 @@ describe.skipIf(skipE2e)('the console’s gateway section', () => {
   let key: string;
   let sitekey: string;
 
-  beforeAll(async () => {
+  // Per test: a retry (test/vitest.config.ts) starts from a site without a gateway, as the first try did.
+  beforeEach(async () => {
     services = await openTestServices({ env: { CONSOLE_SIGN_IN_ATTEMPTS: '50' } });
     [server, browser] = await Promise.all([startTestServer(services), launchChromium()]);
     const first = (await ensureInitialAccount(services.orm.em.fork()))!;
@@ -29,7 +32,7 @@ describe.skipIf(skipE2e)('the console’s gateway section', () => {
     });
     sitekey = site.sitekey;
   }, 60_000);
-  afterAll(async () => {
+  afterEach(async () => {
     await browser?.close();
     await server?.close();
     await services?.cleanup();
@@ -56,22 +59,32 @@ describe.skipIf(skipE2e)('the console’s gateway section', () => {
         await form.waitFor({ timeout: 15_000 });
         await form.getByLabel('Protected hosts').fill('shop.test');
         await form.getByLabel('Contact shown on the challenge page').fill('help@shop.test');
-        const rules = form.getByLabel('Rules, in order (JSON)');
-        await rules.fill(JSON.stringify([{ name: 'bad', user_agent: '(a+)+$', action: 'deny' }]));
+        // The form starts from the usual four rules; a fifth, with a pattern the service refuses.
+        await expect.poll(() => form.getByRole('group', { name: /^Rule \d/ }).count()).toBe(4);
+        await form.getByRole('button', { name: 'Add a rule' }).click();
+        const fifth = form.getByRole('group', { name: /^Rule 5/ });
+        await fifth.getByLabel(/^Name/).fill('bad');
+        await fifth.getByLabel(/^User-Agent pattern/).fill('(a+)+$');
+        await fifth.getByLabel('Action').selectOption('deny');
         await form.getByRole('button', { name: 'Save gateway' }).click();
         await page
           .getByRole('alert')
           .getByText(/groups are not supported/)
           .waitFor({ timeout: 10_000 });
 
-        await rules.fill(
-          JSON.stringify([
-            { name: 'search engines', preset: 'search-crawlers', action: 'allow' },
-            { name: 'feeds', preset: 'feeds', action: 'allow' },
-            { name: 'link previews', preset: 'link-previews', action: 'allow' },
-            { name: 'AI crawlers', preset: 'ai-crawlers', action: 'deny' },
-          ]),
-        );
+        // Moved up a place it keeps its fields; removed, it is gone. A weighing rule in its place.
+        await form.getByRole('button', { name: 'Move up rule 5' }).click();
+        const moved = form.getByRole('group', { name: 'Rule 4: bad' });
+        expect(await moved.getByLabel(/^User-Agent pattern/).inputValue()).toBe('(a+)+$');
+        await form.getByRole('button', { name: 'Remove rule 4' }).click();
+        await expect.poll(() => form.getByRole('group', { name: /^Rule \d/ }).count()).toBe(4);
+        await form.getByRole('button', { name: 'Add a rule' }).click();
+        const curl = form.getByRole('group', { name: /^Rule 5/ });
+        await curl.getByLabel(/^Name/).fill('curl');
+        await curl.getByLabel(/^User-Agent pattern/).fill('^curl/');
+        await curl.getByLabel(/^Header patterns/).fill('Accept: ^text/\nX-Requested-With:');
+        await curl.getByLabel('Action').selectOption('weigh');
+        await curl.getByLabel(/^Weight/).fill('60');
         await form.getByRole('button', { name: 'Save gateway' }).click();
         const table = page.getByRole('table', { name: /What each kind of visitor gets/ });
         await table.waitFor({ timeout: 10_000 });
@@ -79,6 +92,23 @@ describe.skipIf(skipE2e)('the console’s gateway section', () => {
         await expect.poll(() => ai.textContent(), { timeout: 10_000 }).toContain('AI crawlers');
         expect(await ai.textContent()).toContain('deny');
         expect(await table.getByRole('row', { name: /verified Googlebot/ }).textContent()).toContain('search engines');
+        // What was saved, read back through the API: the four rules lost the fifth, kept their order, gained curl.
+        const saved = await request(`${server.url}/api/v1/sites/${sitekey}/gateway`, { key });
+        expect(saved.body.data.gateway.rules).toEqual([
+          { name: 'search engines', preset: 'search-crawlers', action: 'allow' },
+          { name: 'feeds', preset: 'feeds', action: 'allow' },
+          { name: 'link previews', preset: 'link-previews', action: 'allow' },
+          { name: 'AI crawlers', preset: 'ai-crawlers', action: 'deny' },
+          {
+            name: 'curl',
+            user_agent: '^curl/',
+            // Header names are matched without case, and stored in lower case.
+            headers: { accept: '^text/', 'x-requested-with': '' },
+            action: 'weigh',
+            weight: 60,
+          },
+        ]);
+        await form.getByRole('group', { name: 'Rule 5: curl' }).waitFor();
 
         await page.evaluate(axe.source);
         const violations = await page.evaluate(async () => {
