@@ -201,15 +201,30 @@ export function expectSiteverifyShape(res: RawResponse, where: string): void {
   if (res.status === 429) expect(body['error-codes'], where).toEqual(['rate-limited']);
 }
 
+/**
+ * Gateway mode's forward auth answers in the proxies' protocol whatever it is sent, with any
+ * method: 204 or 302, or 401/403 with a short plain-text reason, and the outcome in a header.
+ */
+export function expectForwardAuthShape(res: RawResponse, where: string, head: boolean): void {
+  if (isParserRefusal(res)) return expectErrorShape(res, where);
+  expect([204, 302, 401, 403], where).toContain(res.status);
+  expect(res.headers['x-gateway-outcome'], where).toBeDefined();
+  if (res.status >= 400) {
+    expect(String(res.headers['content-type']), where).toMatch(/^text\/plain/);
+    if (!head) expect(res.body.length, where).toBeGreaterThan(0);
+  }
+}
+
 /** No 5xx, never HTML for an error, and the documented shape for errors on JSON routes. */
 export function expectSaneAnswer(
   req: HostileRequest,
   res: RawResponse,
-  opts: { siteverify?: boolean; binary?: string } = {},
+  opts: { siteverify?: boolean; forwardAuth?: boolean; binary?: string } = {},
 ): void {
   const where = describeExchange(req, res);
   expect(res.status, where).toBeLessThan(500);
   expect(res.status, where).toBeGreaterThanOrEqual(200);
+  if (opts.forwardAuth) return expectForwardAuthShape(res, where, req.method === 'HEAD');
   if (req.method === 'HEAD') {
     // No body to check; an error still says it is JSON.
     if (res.status >= 400) expect(String(res.headers['content-type']), where).toMatch(/^application\/json/);

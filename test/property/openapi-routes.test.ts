@@ -64,6 +64,8 @@ interface Operation {
   apiKey: boolean;
   browser: boolean;
   siteverify: boolean;
+  /** Gateway mode's forward auth: the proxies' protocol, on any method. */
+  forwardAuth: boolean;
   binary?: string;
 }
 
@@ -91,6 +93,7 @@ function operationsOf(doc: any): Operation[] {
         apiKey: Boolean(op.security?.length),
         browser: (op.tags ?? []).includes('challenges'),
         siteverify: (op.tags ?? []).includes('siteverify'),
+        forwardAuth: op.operationId === 'gateway-auth',
         binary: Object.keys(ok).find((t) => !t.includes('json')),
       });
     }
@@ -206,7 +209,11 @@ function requestArb(op: Operation, bodyArb?: fc.Arbitrary<HostileBody | undefine
 async function exercise(op: Operation, req: HostileRequest): Promise<void> {
   const before = await snapshot(services);
   const res = await client.send(req);
-  expectSaneAnswer(req, res, { siteverify: op.siteverify && req.method === op.method, binary: op.binary });
+  expectSaneAnswer(req, res, {
+    siteverify: op.siteverify && req.method === op.method,
+    forwardAuth: op.forwardAuth,
+    binary: op.binary,
+  });
   await expectDocumented(req, res);
   if (res.status >= 400) expect(await snapshot(services), describeExchange(req, res)).toEqual(before);
 }
@@ -217,6 +224,7 @@ describe('every operation of the OpenAPI document under hostile input', () => {
     expect(operations.filter((o) => o.apiKey).length).toBeGreaterThan(0);
     // The spec's two paths and the Turnstile, reCAPTCHA and hCaptcha ones (issue 14).
     expect(operations.filter((o) => o.siteverify).length).toBe(5);
+    expect(operations.filter((o) => o.forwardAuth).length).toBe(1);
   });
 
   // One property per operation; 12 runs each keeps the suite near 200 requests.
