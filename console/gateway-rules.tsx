@@ -39,7 +39,8 @@ export interface RuleDraft {
 
 let nextId = 1;
 
-const words = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+/** The words of a list typed with spaces, commas or new lines between them. */
+export const words = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 export function toDrafts(rules: Rules): RuleDraft[] {
   return rules.map((r) => ({

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { trpc, type Inputs } from './api.ts';
 import { ErrorNotice, Notice, useAction, useLoad } from './ui.tsx';
-import { fromDrafts, RulesEditor, toDrafts, type Rules } from './gateway-rules.tsx';
+import { fromDrafts, RulesEditor, toDrafts, words, type Rules } from './gateway-rules.tsx';
 
 type Settings = NonNullable<Inputs['gateway']['set']['gateway']>;
 
@@ -11,12 +11,6 @@ const EXAMPLE_RULES: Rules = [
   { name: 'link previews', preset: 'link-previews', action: 'allow' },
   { name: 'AI crawlers', preset: 'ai-crawlers', action: 'deny' },
 ];
-
-const words = (text: string) =>
-  text
-    .split(/[\s,]+/)
-    .map((w) => w.trim())
-    .filter(Boolean);
 
 /**
  * A site's gateway mode (docs/gateway.md): the hosts it protects, the clearance's lifetime, the
