@@ -22,6 +22,14 @@ const ACTIONS: Record<Action, string> = {
   weigh: 'Weigh: add its weight to the score',
 };
 
+/** A select's options, in the order of `labels` (value to words). */
+const options = <K extends string>(labels: Record<K, string>) =>
+  (Object.keys(labels) as K[]).map((value) => (
+    <option key={value} value={value}>
+      {labels[value]}
+    </option>
+  ));
+
 /** A rule as the form edits it: every field as the text in its input. */
 export interface RuleDraft {
   /** Stable across moves, so an input keeps its focus and value when rules are reordered. */
@@ -158,11 +166,7 @@ export function RulesEditor(props: { drafts: RuleDraft[]; onChange: (drafts: Rul
                 Preset
                 <select value={d.preset} onChange={(e) => edit(i, { preset: e.currentTarget.value as Preset | '' })}>
                   <option value="">None</option>
-                  {(Object.keys(PRESETS) as Preset[]).map((p) => (
-                    <option key={p} value={p}>
-                      {PRESETS[p]}
-                    </option>
-                  ))}
+                  {options(PRESETS)}
                 </select>
               </label>
               {text(i, 'path', 'Path', '/prefix, or a glob with *')}
@@ -183,11 +187,7 @@ export function RulesEditor(props: { drafts: RuleDraft[]; onChange: (drafts: Rul
               <label>
                 Action
                 <select value={d.action} onChange={(e) => edit(i, { action: e.currentTarget.value as Action })}>
-                  {(Object.keys(ACTIONS) as Action[]).map((a) => (
-                    <option key={a} value={a}>
-                      {ACTIONS[a]}
-                    </option>
-                  ))}
+                  {options(ACTIONS)}
                 </select>
               </label>
               {d.action === 'weigh' && (
