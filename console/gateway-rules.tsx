@@ -78,7 +78,8 @@ export function fromDrafts(drafts: RuleDraft[]): Rules {
     if (d.name.trim()) rule.name = d.name.trim();
     if (d.preset) rule.preset = d.preset;
     if (d.path.trim()) rule.path = d.path.trim();
-    if (words(d.methods).length) rule.methods = words(d.methods).map((m) => m.toUpperCase());
+    const methods = words(d.methods);
+    if (methods.length) rule.methods = methods.map((m) => m.toUpperCase());
     // Patterns may hold spaces: only the ends are trimmed.
     if (d.userAgent.trim()) rule.user_agent = d.userAgent.trim();
     const lines = d.headers.split('\n').filter((line) => line.trim());
@@ -90,7 +91,8 @@ export function fromDrafts(drafts: RuleDraft[]): Rules {
         rule.headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
       }
     }
-    if (words(d.networks).length) rule.networks = words(d.networks);
+    const networks = words(d.networks);
+    if (networks.length) rule.networks = networks;
     if (d.action === 'weigh') {
       const weight = Number(d.weight);
       if (!d.weight.trim() || !Number.isInteger(weight)) {
@@ -102,18 +104,8 @@ export function fromDrafts(drafts: RuleDraft[]): Rules {
   });
 }
 
-const blank = (): RuleDraft => ({
-  id: nextId++,
-  name: '',
-  preset: '',
-  path: '',
-  methods: '',
-  userAgent: '',
-  headers: '',
-  networks: '',
-  action: 'challenge',
-  weight: '',
-});
+/** A new rule: no conditions yet, and the action no rule needs to name. */
+const blank = (): RuleDraft => toDrafts([{ action: 'challenge' }])[0];
 
 /** The ordered rules of a site's gateway, one group of fields each, moved and removed by buttons. */
 export function RulesEditor(props: { drafts: RuleDraft[]; onChange: (drafts: RuleDraft[]) => void }) {

@@ -8,7 +8,7 @@ import { request } from '../helpers/http.ts';
 import { browser, v3Token } from '../helpers/captcha.ts';
 import { startFixtureSite, type FixtureSite } from '../helpers/fixture-site.ts';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/services.ts';
-import { rawGet } from '../gateway/proxies.ts';
+import { forwardAuth } from '../gateway/proxies.ts';
 
 // Several processes need a real PostgreSQL and Redis: registered only when CI names both.
 // Then an unreachable server fails the suite (startCluster throws in beforeAll).
@@ -177,32 +177,19 @@ describe.runIf(real)('three instances on one PostgreSQL and one Redis', () => {
       name: 'gateway',
       origins: [`https://${host}`],
     });
-    const settings = (rules: object[]) =>
-      request(`${a}/api/v1/sites/${protectedSite.sitekey}/gateway`, {
+    const settings = (url: string, rules: object[]) =>
+      request(`${url}/api/v1/sites/${protectedSite.sitekey}/gateway`, {
         method: 'PUT',
         key,
         json: { gateway: { hosts: [host], rules } },
       });
-    // A fetch() of /open/ without clearance, as Caddy forwards it from loopback (a trusted proxy).
+    // A fetch() of /open/ without clearance, from a new client each time.
     const probe = (url: string) =>
-      rawGet(`${url}/api/v1/gateway/auth`, {
-        'X-Forwarded-Host': host,
-        'X-Forwarded-Uri': '/open/page',
-        'X-Forwarded-Method': 'GET',
-        'X-Forwarded-Proto': 'https',
-        'X-Forwarded-For': nextAddress(),
-        'User-Agent':
-          'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
-        Accept: '*/*',
-      });
-    expect((await settings([])).status).toBe(200);
+      forwardAuth(url, host, { uri: '/open/page', proto: 'https', ip: nextAddress(), accept: '*/*' });
+    expect((await settings(a, [])).status).toBe(200);
     // Every process has read the site (and cached it) before the change.
     for (const url of cluster.urls) expect((await probe(url)).status).toBe(401);
-    const changed = await request(`${b}/api/v1/sites/${protectedSite.sitekey}/gateway`, {
-      method: 'PUT',
-      key,
-      json: { gateway: { hosts: [host], rules: [{ name: 'open', path: '/open/', action: 'allow' }] } },
-    });
+    const changed = await settings(b, [{ name: 'open', path: '/open/', action: 'allow' }]);
     expect(changed.status).toBe(200);
     for (const url of cluster.urls) {
       const res = await probe(url);

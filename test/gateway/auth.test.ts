@@ -23,11 +23,9 @@ import {
 } from '../helpers/services.ts';
 import { startTestNameServer, type TestNameServer } from '../helpers/dns-server.ts';
 import { request } from '../helpers/http.ts';
-import { rawGet as get } from './proxies.ts';
+import { BROWSER_UA, forwardAuth, rawGet as get, type OriginalRequest } from './proxies.ts';
 
 const HOST = 'protected.test';
-const BROWSER_UA =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 const GOOGLEBOT_UA = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
 let ns: TestNameServer;
@@ -38,23 +36,7 @@ let key: string;
 let sitekey: string;
 
 /** A forward-auth call as Caddy makes it for the original request described. */
-function auth(
-  base: string,
-  orig: { uri?: string; method?: string; ip?: string; ua?: string; accept?: string; mode?: string; cookie?: string },
-) {
-  const headers: Record<string, string> = {
-    'X-Forwarded-Host': HOST,
-    'X-Forwarded-Uri': orig.uri ?? '/',
-    'X-Forwarded-Method': orig.method ?? 'GET',
-    'X-Forwarded-Proto': 'http',
-    'X-Forwarded-For': orig.ip ?? '198.51.100.7',
-    'User-Agent': orig.ua ?? BROWSER_UA,
-  };
-  if (orig.accept) headers.Accept = orig.accept;
-  if (orig.mode) headers['Sec-Fetch-Mode'] = orig.mode;
-  if (orig.cookie) headers.Cookie = orig.cookie;
-  return get(`${base}/api/v1/gateway/auth`, headers);
-}
+const auth = (base: string, orig: OriginalRequest) => forwardAuth(base, HOST, orig);
 
 const rules = [
   { name: 'search', preset: 'search-crawlers', action: 'allow' },

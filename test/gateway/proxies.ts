@@ -43,6 +43,38 @@ export function rawGet(url: string, headers: Record<string, string>, method = 'G
   });
 }
 
+/** A person's Chromium, as the User-Agent of forward-auth calls that name none. */
+export const BROWSER_UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+
+/** The original request a forward-auth call describes; each field has a plain browser's default. */
+export interface OriginalRequest {
+  uri?: string;
+  method?: string;
+  proto?: 'http' | 'https';
+  ip?: string;
+  ua?: string;
+  accept?: string;
+  mode?: string;
+  cookie?: string;
+}
+
+/** A forward-auth call to `base` as Caddy makes it, from loopback (a trusted proxy), for a request to `host`. */
+export function forwardAuth(base: string, host: string, orig: OriginalRequest): Promise<RawResponse> {
+  const headers: Record<string, string> = {
+    'X-Forwarded-Host': host,
+    'X-Forwarded-Uri': orig.uri ?? '/',
+    'X-Forwarded-Method': orig.method ?? 'GET',
+    'X-Forwarded-Proto': orig.proto ?? 'http',
+    'X-Forwarded-For': orig.ip ?? '198.51.100.7',
+    'User-Agent': orig.ua ?? BROWSER_UA,
+  };
+  if (orig.accept) headers.Accept = orig.accept;
+  if (orig.mode) headers['Sec-Fetch-Mode'] = orig.mode;
+  if (orig.cookie) headers.Cookie = orig.cookie;
+  return rawGet(`${base}/api/v1/gateway/auth`, headers);
+}
+
 /** The fixture site's files: pages, a stylesheet, a script, an image and a feed. */
 export function writeFixtureSite(dir: string): void {
   // nginx's workers run as an unprivileged user when the suite runs as root (CI): let them read.
