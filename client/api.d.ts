@@ -175,7 +175,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/gateway/auth": {
+    "/api/v1/gateway/auth/{proxy}": {
         parameters: {
             query?: never;
             header?: never;
@@ -184,7 +184,7 @@ export interface paths {
         };
         /**
          * Forward auth: may this request to a protected site pass?
-         * @description Called by a reverse proxy for every request to a protected host (nginx `auth_request`, Caddy `forward_auth`, Traefik `ForwardAuth`). The forwarded headers count only from the addresses in `GATEWAY_TRUSTED_PROXIES`; the clearance cookie comes in the visitor's `Cookie` header. Any method is answered alike: nginx's subrequest keeps the original one.
+         * @description Called by a reverse proxy for every request to a protected host (nginx `auth_request`, Caddy `forward_auth`, Traefik `ForwardAuth`). The forwarded headers count only from the addresses in `GATEWAY_TRUSTED_PROXIES`; the clearance cookie comes in the visitor's `Cookie` header. The path names the proxy's protocol, and only that protocol's headers are read for the original method and target (nginx: `X-Original-Method`, `X-Original-URI`; Caddy and Traefik: `X-Forwarded-Method`, `X-Forwarded-Uri`). The target is decided on as the proxy serves it: decoded, slashes merged, dot segments resolved; one with no single reading is refused (403). Any method is answered alike: nginx's subrequest keeps the original one.
          */
         get: operations["gateway-auth"];
         put?: never;
@@ -3367,10 +3367,13 @@ export interface operations {
                 "X-Forwarded-Uri"?: string;
                 /** @description The original method (nginx). */
                 "X-Original-Method"?: string;
-                /** @description The original path and query (nginx; its presence selects nginx's answers). */
+                /** @description The original path and query (nginx). */
                 "X-Original-URI"?: string;
             };
-            path?: never;
+            path: {
+                /** @description The protocol of the proxy asking: `nginx`, `caddy` or `traefik`. */
+                proxy: "nginx" | "caddy" | "traefik";
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -3415,7 +3418,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Denied by a rule, or a host the gateway does not protect: a short reason. */
+            /** @description Denied by a rule, a target with no single reading, or a host the gateway does not protect: a short reason. */
             403: {
                 headers: {
                     /** @description What the gateway decided: pass, challenge, refuse, deny or unknown. */
@@ -3423,6 +3426,15 @@ export interface operations {
                     /** @description The rule that decided, URI-encoded. */
                     "X-Gateway-Rule"?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such proxy protocol. */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5408,11 +5420,20 @@ export interface operations {
                     "application/json": {
                         data: {
                             gateway: {
+                                claim_budget?: {
+                                    per_day: number;
+                                    per_minute: number;
+                                };
                                 clearance_ttl: number;
                                 contact: string;
                                 /** @enum {string} */
                                 default_action: "challenge" | "allow";
                                 hosts: string[];
+                                pace?: {
+                                    burst: number;
+                                    per_day: number;
+                                    per_minute: number;
+                                };
                                 rules: {
                                     /** @enum {string} */
                                     action: "allow" | "deny" | "challenge" | "weigh";
@@ -5612,6 +5633,16 @@ export interface operations {
             content: {
                 "application/json": {
                     gateway: {
+                        /**
+                         * @default {
+                         *       "per_minute": 30,
+                         *       "per_day": 300
+                         *     }
+                         */
+                        claim_budget?: {
+                            per_day: number;
+                            per_minute: number;
+                        };
                         /** @default 86400 */
                         clearance_ttl?: number;
                         /** @default  */
@@ -5622,6 +5653,18 @@ export interface operations {
                          */
                         default_action?: "challenge" | "allow";
                         hosts: string[];
+                        /**
+                         * @default {
+                         *       "burst": 20,
+                         *       "per_minute": 60,
+                         *       "per_day": 1000
+                         *     }
+                         */
+                        pace?: {
+                            burst: number;
+                            per_day: number;
+                            per_minute: number;
+                        };
                         /** @default [] */
                         rules?: {
                             /** @enum {string} */
@@ -5666,11 +5709,20 @@ export interface operations {
                     "application/json": {
                         data: {
                             gateway: {
+                                claim_budget?: {
+                                    per_day: number;
+                                    per_minute: number;
+                                };
                                 clearance_ttl: number;
                                 contact: string;
                                 /** @enum {string} */
                                 default_action: "challenge" | "allow";
                                 hosts: string[];
+                                pace?: {
+                                    burst: number;
+                                    per_day: number;
+                                    per_minute: number;
+                                };
                                 rules: {
                                     /** @enum {string} */
                                     action: "allow" | "deny" | "challenge" | "weigh";

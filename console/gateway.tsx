@@ -8,8 +8,8 @@ type Settings = NonNullable<Inputs['gateway']['set']['gateway']>;
 const EXAMPLE_RULES: Rules = [
   { name: 'search engines', preset: 'search-crawlers', action: 'allow' },
   { name: 'feeds', preset: 'feeds', action: 'allow' },
-  { name: 'link previews', preset: 'link-previews', action: 'allow' },
   { name: 'AI crawlers', preset: 'ai-crawlers', action: 'deny' },
+  { name: 'link previews', preset: 'link-previews', action: 'allow' },
 ];
 
 /**

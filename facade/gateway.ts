@@ -5,28 +5,26 @@ import type { Services } from '../routers/context.ts';
 import {
   challengeLocation,
   GATEWAY_PREFIX,
+  returnUriOf,
   safeReturnPath,
+  servedUnderPrefix,
   type Gateway,
   type GatewayDecision,
 } from '../src/gateway/gateway.ts';
-import { isNavigation, one } from '../src/gateway/forwarded.ts';
+import { isNavigation, PROXY_PROTOCOLS, type OriginalRequest, type ProxyProtocol } from '../src/gateway/forwarded.ts';
 import { CLEARANCE_COOKIE } from '../src/gateway/clearance.ts';
 import { gatewayPageCsp, renderChallengePage, renderRetryPage } from '../views/gateway.ts';
-import { bundleNamed, PROBE_FONT_PATH } from '../src/bundles.ts';
+import { bundleNamed } from '../src/bundles.ts';
 import { bodyParser } from './body.ts';
+import { facadeState } from './koa-context.ts';
 
-/** The forward-auth endpoint every proxy points at (docs/gateway.md). */
-export const GATEWAY_AUTH_PATH = '/api/v1/gateway/auth';
-
-/** Paths of ours a protected host serves under `/.auditcaptcha/`: the widget and its challenge API. */
-function servedUnderPrefix(rest: string): boolean {
-  return (
-    rest === '/widget.js' ||
-    rest === '/widget-worker.js' ||
-    rest === PROBE_FONT_PATH ||
-    /^\/api\/v[123]\/challenges(\/[A-Za-z0-9_-]{1,64}(\/(asset|verify|regenerate|private-token))?)?$/.test(rest)
-  );
-}
+/**
+ * The forward-auth endpoint every proxy points at (docs/gateway.md), one per proxy protocol:
+ * `/api/v1/gateway/auth/nginx`, `/caddy`, `/traefik`. The path is the proxy's configuration,
+ * never the client's, so it says which headers carry the original request.
+ */
+export const GATEWAY_AUTH_PATH = '/api/v1/gateway/auth/{proxy}';
+const authRoute = GATEWAY_AUTH_PATH.replace('{proxy}', ':proxy');
 
 function plain(ctx: Context, status: number, text: string): void {
   ctx.status = status;
@@ -44,11 +42,20 @@ function html(ctx: Context, status: number, body: string, nonce: string): void {
   ctx.body = body;
 }
 
-const peerOf = (ctx: Context) => ctx.req.socket.remoteAddress ?? '';
-const ownOf = (ctx: Context) => ({ method: ctx.method, url: ctx.originalUrl });
+/** The request as the gateway reads it, built once per request and kept in `ctx.state`. */
+function originalOf(ctx: Context, gateway: Gateway, protocol?: ProxyProtocol): OriginalRequest {
+  const state = facadeState(ctx);
+  state.gatewayOriginal ??= gateway.original(
+    ctx.req.socket.remoteAddress ?? '',
+    ctx.headers,
+    { method: ctx.method, url: ctx.originalUrl },
+    protocol,
+  );
+  return state.gatewayOriginal;
+}
 
 /** Answers a forward-auth decision the way the asking proxy understands it. */
-function answer(ctx: Context, d: GatewayDecision, nginx: boolean): void {
+function answer(ctx: Context, d: GatewayDecision, protocol: ProxyProtocol): void {
   ctx.set('X-Gateway-Outcome', d.outcome);
   ctx.set('X-Gateway-Rule', encodeURIComponent(d.rule));
   switch (d.outcome) {
@@ -58,7 +65,7 @@ function answer(ctx: Context, d: GatewayDecision, nginx: boolean): void {
       return;
     case 'challenge':
       // nginx's auth_request takes only 2xx, 401 and 403: its `error_page 401` shows the page.
-      if (nginx) return plain(ctx, 401, 'A browser check is needed.');
+      if (protocol === 'nginx') return plain(ctx, 401, 'A browser check is needed.');
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 302;
       ctx.redirect(d.location!);
@@ -83,45 +90,54 @@ export function gatewayPrefix(gateway: Gateway): Middleware {
       await next();
       return;
     }
-    const original = gateway.original(peerOf(ctx), ctx.headers, ownOf(ctx));
+    const original = originalOf(ctx, gateway);
     if (original.trusted) ctx.request.ip = original.ip;
     const rest = ctx.path.slice(GATEWAY_PREFIX.length);
-    if (rest !== '/challenge' && rest !== '/clearance') {
-      if (!servedUnderPrefix(rest)) return plain(ctx, 404, 'Not found.');
-      ctx.path = rest;
-    }
+    if (!servedUnderPrefix(rest)) return plain(ctx, 404, 'Not found.');
+    if (rest !== '/challenge' && rest !== '/clearance') ctx.path = rest;
     await next();
   };
 }
 
 /**
- * The gateway's own routes: the forward-auth endpoint (any method: nginx's subrequest keeps
+ * The gateway's own routes: the forward-auth endpoints (any method: nginx's subrequest keeps
  * the original one), the challenge page and the clearance form's target.
  */
 export function gatewayRouter(services: Services, gateway: Gateway): Router {
   const r = new Router();
 
-  r.all(GATEWAY_AUTH_PATH, async (ctx) => {
-    const d = await gateway.check(peerOf(ctx), ctx.headers, ownOf(ctx));
+  r.all(authRoute, async (ctx) => {
+    const protocol = ctx.params.proxy as ProxyProtocol;
+    if (!PROXY_PROTOCOLS.includes(protocol))
+      return plain(ctx, 404, `No such proxy protocol: use one of ${PROXY_PROTOCOLS.join(', ')}.`);
+    const d = await gateway.check(originalOf(ctx, gateway, protocol), ctx.headers, ctx.cookies.get(CLEARANCE_COOKIE));
     services.metrics.countGatewayCheck(d.outcome, d.rule);
-    // nginx sends X-Original-URI (its documented auth_request idiom); Caddy and Traefik X-Forwarded-Uri.
-    answer(ctx, d, d.original.trusted && one(ctx.headers, 'x-original-uri') !== undefined);
+    answer(ctx, d, protocol);
   });
 
   r.get(`${GATEWAY_PREFIX}/challenge`, async (ctx) => {
-    const original = gateway.original(peerOf(ctx), ctx.headers, ownOf(ctx));
+    const original = originalOf(ctx, gateway);
     const site = await gateway.registry.siteFor(original.host);
     if (!site) return plain(ctx, 404, 'This host is not protected by the gateway.');
     const asked = typeof ctx.query.return === 'string' ? ctx.query.return : undefined;
-    // nginx's `error_page 401` location proxies the original request here: send it to the page proper.
-    if (asked === undefined && original.path !== `${GATEWAY_PREFIX}/challenge`) {
-      if (!isNavigation(original.method, ctx.headers))
-        return plain(ctx, 401, 'This address needs a browser check first: open the page in a browser.');
-      ctx.set('Cache-Control', 'no-store');
-      return ctx.redirect(challengeLocation(original.uri));
+    // nginx's `error_page 401` location proxies the original request here with its target in
+    // X-Original-URI: send it to the page proper, returning to that target.
+    if (asked === undefined) {
+      const challenged = gateway.original(
+        ctx.req.socket.remoteAddress ?? '',
+        ctx.headers,
+        { method: ctx.method, url: ctx.originalUrl },
+        'nginx',
+      );
+      if (challenged.target.ok && challenged.target.path !== `${GATEWAY_PREFIX}/challenge`) {
+        if (!isNavigation(challenged.method, ctx.headers))
+          return plain(ctx, 401, 'This address needs a browser check first: open the page in a browser.');
+        ctx.set('Cache-Control', 'no-store');
+        return ctx.redirect(challengeLocation(returnUriOf(challenged)));
+      }
     }
     const back = safeReturnPath(asked);
-    if (gateway.cleared(site, original, ctx.headers, Date.now())) {
+    if (await gateway.cleared(site, original, ctx.headers, ctx.cookies.get(CLEARANCE_COOKIE), Date.now())) {
       ctx.set('Cache-Control', 'no-store');
       return ctx.redirect(back);
     }
@@ -145,16 +161,15 @@ export function gatewayRouter(services: Services, gateway: Gateway): Router {
   r.post(`${GATEWAY_PREFIX}/clearance`, bodyParser(16 * 1024), async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    const original = originalOf(ctx, gateway);
     const result = await gateway.clear(
-      peerOf(ctx),
+      original,
       ctx.headers,
-      ownOf(ctx),
       text(body['ac-response']),
       text(body.return) || undefined,
     );
     if (!result.ok) {
       const nonce = randomBytes(16).toString('base64');
-      const original = gateway.original(peerOf(ctx), ctx.headers, ownOf(ctx));
       const site = await gateway.registry.siteFor(original.host);
       return html(
         ctx,
@@ -168,11 +183,16 @@ export function gatewayRouter(services: Services, gateway: Gateway): Router {
         nonce,
       );
     }
-    const original = gateway.original(peerOf(ctx), ctx.headers, ownOf(ctx));
-    ctx.set(
-      'Set-Cookie',
-      `${CLEARANCE_COOKIE}=${result.cookie}; Path=/; Max-Age=${result.maxAge}; HttpOnly; SameSite=Lax${original.proto === 'https' ? '; Secure' : ''}`,
-    );
+    // Behind a TLS-terminating proxy the connection to us is plain HTTP: the forwarded scheme decides.
+    ctx.cookies.secure = original.proto === 'https';
+    ctx.cookies.set(CLEARANCE_COOKIE, result.cookie, {
+      path: '/',
+      maxAge: result.maxAge * 1000,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: original.proto === 'https',
+      overwrite: true,
+    });
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(result.returnTo);
     ctx.status = 303;

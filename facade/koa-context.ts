@@ -3,12 +3,13 @@ import type { Logger } from 'pino';
 import type { ApiKey } from '../src/entities/api-key.entity.ts';
 import type { InnerContext, RequestInfo, Services } from '../routers/context.ts';
 import { AppError } from '../src/errors.ts';
+import type { OriginalRequest } from '../src/gateway/forwarded.ts';
 import { routeLabel } from './metrics.ts';
 
 /**
  * What the facade's middlewares keep in `ctx.state` (Koa types it `any`): the request id and
  * child logger of the request log, the key the API-key gate admitted, the inner context once
- * made, and koa-ratelimit's verdict. Every field is absent until its middleware has run.
+ * made, koa-ratelimit's verdict, and the gateway's reading of a protected host's request. Every field is absent until its middleware has run.
  */
 interface FacadeState {
   requestId?: string;
@@ -16,6 +17,8 @@ interface FacadeState {
   apiKey?: ApiKey;
   inner?: InnerContext;
   rateLimit?: { after?: unknown };
+  /** A protected host's request as the gateway reads it (facade/gateway.ts), built once. */
+  gatewayOriginal?: OriginalRequest;
 }
 
 /** `ctx.state`, typed as the facade's middlewares fill it. */

@@ -211,17 +211,27 @@ function documentGatewayAuth(paths: Record<string, Record<string, Operation>>): 
       description:
         'Called by a reverse proxy for every request to a protected host (nginx `auth_request`, Caddy ' +
         '`forward_auth`, Traefik `ForwardAuth`). The forwarded headers count only from the addresses in ' +
-        "`GATEWAY_TRUSTED_PROXIES`; the clearance cookie comes in the visitor's `Cookie` header. Any method " +
-        "is answered alike: nginx's subrequest keeps the original one.",
+        "`GATEWAY_TRUSTED_PROXIES`; the clearance cookie comes in the visitor's `Cookie` header. The path names " +
+        "the proxy's protocol, and only that protocol's headers are read for the original method and target " +
+        '(nginx: `X-Original-Method`, `X-Original-URI`; Caddy and Traefik: `X-Forwarded-Method`, `X-Forwarded-Uri`). ' +
+        'The target is decided on as the proxy serves it: decoded, slashes merged, dot segments resolved; one ' +
+        "with no single reading is refused (403). Any method is answered alike: nginx's subrequest keeps the original one.",
       tags: ['gateway'],
       parameters: [
+        {
+          name: 'proxy',
+          in: 'path',
+          required: true,
+          description: 'The protocol of the proxy asking: `nginx`, `caddy` or `traefik`.',
+          schema: { type: 'string', enum: ['nginx', 'caddy', 'traefik'] },
+        },
         forwardedHeader('X-Forwarded-For', "The visitor's address, as the proxy appended it."),
         forwardedHeader('X-Forwarded-Host', 'The protected host (else `Host`).'),
         forwardedHeader('X-Forwarded-Proto', '`https` or `http`.'),
         forwardedHeader('X-Forwarded-Method', 'The original method (Caddy, Traefik).'),
         forwardedHeader('X-Forwarded-Uri', 'The original path and query (Caddy, Traefik).'),
         forwardedHeader('X-Original-Method', 'The original method (nginx).'),
-        forwardedHeader('X-Original-URI', "The original path and query (nginx; its presence selects nginx's answers)."),
+        forwardedHeader('X-Original-URI', 'The original path and query (nginx).'),
       ],
       responses: {
         '204': { description: 'Pass: the proxy lets the request through.', headers: outcomeHeaders },
@@ -239,10 +249,12 @@ function documentGatewayAuth(paths: Record<string, Record<string, Operation>>): 
           content: reasonText,
         },
         '403': {
-          description: 'Denied by a rule, or a host the gateway does not protect: a short reason.',
+          description:
+            'Denied by a rule, a target with no single reading, or a host the gateway does not protect: a short reason.',
           headers: outcomeHeaders,
           content: reasonText,
         },
+        '404': { description: 'No such proxy protocol.', content: reasonText },
       },
     } as Operation,
   };

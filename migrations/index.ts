@@ -20,6 +20,7 @@ import { Migration20261128010000 } from './Migration20261128010000.ts';
 import { Migration20261128120000 } from './Migration20261128120000.ts';
 import { Migration20261128140000 } from './Migration20261128140000.ts';
 import { Migration20261128160000 } from './Migration20261128160000.ts';
+import { Migration20261201233231 } from './Migration20261201233231.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121101430', class: Migration20261121101430 },
@@ -43,4 +44,5 @@ export const migrationsList = [
   { name: 'Migration20261128120000', class: Migration20261128120000 },
   { name: 'Migration20261128140000', class: Migration20261128140000 },
   { name: 'Migration20261128160000', class: Migration20261128160000 },
+  { name: 'Migration20261201233231', class: Migration20261201233231 },
 ];

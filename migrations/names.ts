@@ -21,4 +21,5 @@ export const migrationNames = [
   'Migration20261128120000',
   'Migration20261128140000',
   'Migration20261128160000',
+  'Migration20261201233231',
 ];

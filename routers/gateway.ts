@@ -4,6 +4,7 @@ import { apiKeyProcedure, router } from './trpc.ts';
 import { gatewayReport, getGateway, setGateway } from '../src/gateway/sites.ts';
 import { RULE_ACTIONS, RULE_PRESETS } from '../src/entities/site.entity.ts';
 import { DEFAULT_CLEARANCE_TTL, DEFAULT_THRESHOLDS } from '../src/gateway/settings.ts';
+import { DEFAULT_CLAIM_BUDGET, DEFAULT_PACE } from '../src/gateway/pace.ts';
 
 const sitekey = z.string().min(1).max(64);
 
@@ -30,6 +31,16 @@ const settings = z.object({
   rules: z.array(rule).max(200),
   thresholds: z.object({ challenge: z.number().int().min(1).max(10_000), deny: z.number().int().min(1).max(10_000) }),
   default_action: z.enum(['challenge', 'allow']),
+  pace: z
+    .object({
+      burst: z.number().int().min(1).max(1_000_000),
+      per_minute: z.number().int().min(1).max(1_000_000),
+      per_day: z.number().int().min(1).max(100_000_000),
+    })
+    .optional(),
+  claim_budget: z
+    .object({ per_minute: z.number().int().min(1).max(1_000_000), per_day: z.number().int().min(1).max(100_000_000) })
+    .optional(),
 });
 
 const settingsInput = settings.extend({
@@ -38,6 +49,8 @@ const settingsInput = settings.extend({
   rules: settings.shape.rules.default([]),
   thresholds: settings.shape.thresholds.default(DEFAULT_THRESHOLDS),
   default_action: settings.shape.default_action.default('challenge'),
+  pace: settings.shape.pace.unwrap().default({ ...DEFAULT_PACE }),
+  claim_budget: settings.shape.claim_budget.unwrap().default({ ...DEFAULT_CLAIM_BUDGET }),
 });
 
 const answer = z.object({

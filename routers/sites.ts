@@ -10,6 +10,7 @@ import {
   updateSite,
 } from '../src/captcha/sites.ts';
 import { MAX_SITEVERIFY_PER_MINUTE } from '../src/captcha/siteverify-limit.ts';
+import { announceGatewayChange } from '../src/gateway/registry.ts';
 
 const origins = z.array(z.string().max(300)).min(1).max(100);
 const sitekey = z.string().min(1).max(64);
@@ -63,15 +64,19 @@ export const sitesRouter = router({
         min_score: minScore,
       }),
     )
-    .mutation(async ({ ctx, input }) => ({
-      data: describeSite(await updateSite(ctx.em, ctx.user.id, input.sitekey, input)),
-    })),
+    .mutation(async ({ ctx, input }) => {
+      const site = await updateSite(ctx.em, ctx.user.id, input.sitekey, input);
+      // The gateway's registry holds the site's minimum score: every instance reloads it.
+      await announceGatewayChange(ctx.stores);
+      return { data: describeSite(site) };
+    }),
   /** A new secret; the old one stops working at once. */
   rotateSecret: apiKeyProcedure
     .meta({ credential: true })
     .input(z.object({ sitekey }))
     .mutation(async ({ ctx, input }) => {
       const { site, secret } = await rotateSecret(ctx.em, ctx.user.id, input.sitekey);
+      await announceGatewayChange(ctx.stores);
       return { data: { ...describeSite(site), secret } };
     }),
   /** Deletes the site, and its secret with it. */
@@ -80,6 +85,8 @@ export const sitesRouter = router({
     .input(z.object({ sitekey }))
     .mutation(async ({ ctx, input }) => {
       await deleteSite(ctx.em, ctx.user.id, input.sitekey);
+      // Its hosts went with it (gateway_hosts cascades): no instance may answer for them any more.
+      await announceGatewayChange(ctx.stores);
       return { sitekey: input.sitekey, object: 'site' as const, deleted: true as const };
     }),
 });

@@ -3,7 +3,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { AppError, type ErrorKind, type PublicErrorCode } from '../src/errors.ts';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
-import { rejectNulCharacters } from '../src/input/guards.ts';
+import { rejectUnstorableText } from '../src/input/guards.ts';
 import type { InnerContext } from './context.ts';
 
 /** How a caller proves who it is. The facade reads this to pick its checks. */
@@ -86,13 +86,13 @@ export const createCallerFactory = t.createCallerFactory;
 
 /**
  * Every procedure's first and only shared step: refuses input no procedure can store or mean
- * anything by (NUL characters; REST and /trpc alike), then turns an AppError thrown anywhere
+ * anything by (NUL characters, unpaired surrogates; REST and /trpc alike), then turns an AppError thrown anywhere
  * below into a TRPCError with the matching code, so /trpc answers with the right HTTP status;
  * the AppError stays as `cause` for the REST facade.
  */
 const guardAndMapErrors = t.middleware(async ({ getRawInput, next }) => {
   try {
-    rejectNulCharacters(await getRawInput());
+    rejectUnstorableText(await getRawInput());
     const result = await next();
     if (!result.ok && result.error.cause instanceof AppError) throw asTRPCError(result.error.cause);
     return result;

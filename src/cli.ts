@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
+import { announceGatewayChange } from './gateway/registry.ts';
 import { openServices, type OpenedServices } from './services.ts';
 import { createUser, describeUser, findUser } from './accounts/users.ts';
 import { createApiKey, describeApiKey, listApiKeys, revokeApiKey } from './accounts/api-keys.ts';
@@ -146,6 +147,7 @@ const commands: Record<string, Command> = {
       siteverifyPerMinute: perMinute,
       ...security,
     });
+    await announceGatewayChange(s.stores);
     console.log(JSON.stringify(describeSite(site)));
     return 0;
   },
@@ -153,6 +155,7 @@ const commands: Record<string, Command> = {
     const user = await requireUser(s, flags.user);
     if (!user || !args[0]) return fail('give the sitekey and --user');
     const { site, secret } = await rotateSecret(s.orm.em.fork(), user.id, args[0]);
+    await announceGatewayChange(s.stores);
     console.log(JSON.stringify(describeSite(site)));
     console.log(`Site secret (shown once, keep it): ${secret}`);
     return 0;
@@ -161,6 +164,7 @@ const commands: Record<string, Command> = {
     const user = await requireUser(s, flags.user);
     if (!user || !args[0]) return fail('give the sitekey and --user');
     await deleteSite(s.orm.em.fork(), user.id, args[0]);
+    await announceGatewayChange(s.stores);
     console.log(JSON.stringify({ sitekey: args[0], deleted: true }));
     return 0;
   },

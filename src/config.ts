@@ -286,7 +286,7 @@ const envSchema = z.object({
    * (comma-separated `host` or `host:port`); unset: the system's.
    */
   GATEWAY_DNS_SERVERS: nameServers,
-  /** Time one gateway DNS query waits for an answer, ms. */
+  /** Time one crawler check (its reverse and forward DNS queries together) may take, ms. */
   GATEWAY_DNS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1_500),
   /** Google Safe Browsing API key: enables the `gsb` check. Unset: the check is left out. */
   GSB_API_KEY: z.string().min(1).max(512).optional(),

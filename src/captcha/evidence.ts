@@ -28,6 +28,7 @@ import { cappedBaseline, doublings, SITE_SURGE_FLOOR, surgeBits } from './surge.
  * | abandoned         | puzzles issued to the client in 10 min and never redeemed, above 3 | 1 per 4, at most 2 |
  * | headers           | User-Agent missing or naming a tool; Accept-Language missing; Referer from another origin | 1 each, at most 2 |
  * | webdriver         | telemetry says navigator.webdriver is true (only ever raises cost) | 1 |
+ * | clearances        | gateway clearances the site gave the network (IPv4 /24, IPv6 /64) in the hour, above {@link CLEARANCE_PACE}: a clearance spent by its pace (src/gateway/pace.ts) costs more each time | ceil(log2(count/pace)) |
  *
  * The total of extra bits is capped at {@link MAX_EXTRA_BITS}.
  *
@@ -44,6 +45,8 @@ import { cappedBaseline, doublings, SITE_SURGE_FLOOR, surgeBits } from './surge.
  * last day was (one visitor's retries are no surge).
  */
 export const PACE = { client: 6, network: 12, wide: 48, siteFloor: SITE_SURGE_FLOOR } as const;
+/** Gateway clearances a network may earn on one site in an hour at the calm price. */
+export const CLEARANCE_PACE = 2;
 /** Ceiling on the extra bits evidence can add (2^10 = 1024 times the level's work). */
 export const MAX_EXTRA_BITS = 10;
 
@@ -96,6 +99,8 @@ export interface Evidence {
   newNetworkRate?: number;
   /** The site's usual challenges per minute from new networks, as {@link siteBaseline} is computed. Absent: 0. */
   newNetworkBaseline?: number;
+  /** Gateway clearances the site gave the request's network in the hour. Absent: 0. */
+  clearances?: number;
 }
 
 export interface ObservedRequest {
@@ -137,6 +142,7 @@ const keys = (req: ObservedRequest, site: string) => {
     failures: `ev:f:${client}`,
     issued: `ev:i:${client}`,
     redeemed: `ev:r:${client}`,
+    clearances: `ev:gc:${site}:${networkKey(req.ip)}`,
   };
 };
 
@@ -179,6 +185,7 @@ export async function observe(
     seenBefore,
     ...pastHours.map((h) => `${k.siteHours}:${h}`),
     ...pastHours.map((h) => `${k.newHours}:${h}`),
+    k.clearances,
   ];
   // One store call (one Redis round trip) for every counter.
   const counts = await stores.counters.tally(hits, reads);
@@ -191,6 +198,7 @@ export async function observe(
   const hourly = at + n + 3;
   const siteHours = counts.slice(hourly, hourly + BASELINE_HOURS);
   const newHours = counts.slice(hourly + BASELINE_HOURS, hourly + 2 * BASELINE_HOURS);
+  const clearances = counts[hourly + 2 * BASELINE_HOURS];
   const ua = req.userAgent?.trim() ?? '';
   return {
     clientRate,
@@ -208,7 +216,13 @@ export async function observe(
     newNetwork: seen === 0,
     newNetworkRate,
     newNetworkBaseline: cappedBaseline(newHours),
+    clearances,
   };
+}
+
+/** Records a gateway clearance given to the client's network (raises the network's next checks on the site). */
+export async function recordClearance(stores: Stores, site: string, ip: string): Promise<void> {
+  await stores.counters.hit(keys({ ip }, site).clearances, HOUR);
 }
 
 /** Records a failed proof or wrong answer of the client (raises its next work). */
@@ -266,6 +280,7 @@ export function extraBits(ev: Evidence, telemetry?: Telemetry): { bits: number; 
     ),
   );
   add('webdriver', telemetry?.webdriver === true ? 1 : 0);
+  add('clearances', doublings(ev.clearances ?? 0, CLEARANCE_PACE));
   return { bits: Math.min(MAX_EXTRA_BITS, bits), reasons };
 }
 

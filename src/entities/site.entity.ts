@@ -47,6 +47,13 @@ export interface GatewaySettings {
   thresholds: { challenge: number; deny: number };
   /** What a request no rule decided and below the thresholds gets: `challenge` (default) or `allow`. */
   default_action: 'challenge' | 'allow';
+  /**
+   * A clearance's pace (src/gateway/pace.ts): pages it may open in 10 seconds, a minute and a
+   * day before the next one is challenged again. Absent: the defaults.
+   */
+  pace?: { burst: number; per_minute: number; per_day: number };
+  /** Pages one network may get a minute and a day through an allow rule that rests on what the client says alone. Absent: the defaults. */
+  claim_budget?: { per_minute: number; per_day: number };
 }
 
 /**

@@ -52,13 +52,9 @@ export function checkClearance(
   return timingSafeEqual(given, mac(tokenKey, b, expires));
 }
 
-/** The value of cookie `name` in a Cookie header, or undefined. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+/** A clearance value's expiry in unix seconds, as it states it (check it with {@link checkClearance} first), or null. */
+export function clearanceExpiry(value: string): number | null {
+  const dot = value.indexOf('.');
+  const n = Number(value.slice(0, dot));
+  return dot > 0 && Number.isSafeInteger(n) ? n : null;
 }

@@ -48,8 +48,10 @@ export class CrawlerVerifier {
   private readonly resolver: Resolver;
   private readonly verdicts = new LRUCache<string, boolean>({ max: 50_000, ttl: CONFIRMED_MS });
   private readonly pending = new Map<string, Promise<boolean>>();
+  private readonly timeoutMs: number;
 
   constructor(opts: CrawlerVerifierOptions) {
+    this.timeoutMs = opts.timeoutMs;
     this.resolver = new Resolver({ timeout: opts.timeoutMs, tries: 1 });
     if (opts.servers?.length) this.resolver.setServers([...opts.servers]);
   }
@@ -61,7 +63,7 @@ export class CrawlerVerifier {
     if (known !== undefined) return known;
     let running = this.pending.get(key);
     if (!running) {
-      running = this.lookup(crawler, ip)
+      running = this.withinDeadline(this.lookup(crawler, ip))
         .catch(() => false)
         .then((ok) => {
           this.verdicts.set(key, ok, { ttl: ok ? CONFIRMED_MS : REFUSED_MS });
@@ -71,6 +73,20 @@ export class CrawlerVerifier {
       this.pending.set(key, running);
     }
     return running;
+  }
+
+  /**
+   * The whole check (a PTR query and a forward query per name it lists) within one timeout,
+   * however many names the PTR record holds: past it the claim is not verified. The queries
+   * still under way end by the resolver's own per-query timeout.
+   */
+  private withinDeadline(check: Promise<boolean>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.timeoutMs);
+      timer.unref();
+    });
+    return Promise.race([check, deadline]).finally(() => clearTimeout(timer));
   }
 
   private async lookup(crawler: SearchCrawler, ip: string): Promise<boolean> {

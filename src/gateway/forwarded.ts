@@ -1,8 +1,24 @@
 import type { Cidr } from './networks.ts';
 import { inNetworks, parseAddress } from './networks.ts';
+import { canonicalTarget, type TargetResult } from './target.ts';
 
 /** Request headers as Node gives them (lower-case names). */
 export type Headers = Record<string, string | string[] | undefined>;
+
+/**
+ * The proxy protocols forward auth speaks. Each names the headers that carry the original
+ * request; the endpoint's path says which one its proxy speaks (`/api/v1/gateway/auth/nginx`),
+ * so a client's own copy of another protocol's headers is never read.
+ */
+export const PROXY_PROTOCOLS = ['nginx', 'caddy', 'traefik'] as const;
+export type ProxyProtocol = (typeof PROXY_PROTOCOLS)[number];
+
+/** The headers of the original method and target, per protocol (nginx: set in its config; Caddy and Traefik: set by the proxy itself). */
+const TARGET_HEADERS: Record<ProxyProtocol, { method: string; uri: string }> = {
+  nginx: { method: 'x-original-method', uri: 'x-original-uri' },
+  caddy: { method: 'x-forwarded-method', uri: 'x-forwarded-uri' },
+  traefik: { method: 'x-forwarded-method', uri: 'x-forwarded-uri' },
+};
 
 /** The original request a proxy asks about, as far as the proxy is believed. */
 export interface OriginalRequest {
@@ -11,10 +27,8 @@ export interface OriginalRequest {
   method: string;
   /** Lower-case host name without the port. */
   host: string;
-  /** Path and query, starting with `/`. */
-  uri: string;
-  /** Path alone. */
-  path: string;
+  /** The path the proxy serves and the query, or why the target has no single reading. */
+  target: TargetResult;
   /** The client's address (plain form), or the peer's when untrusted. */
   ip: string;
   proto: 'http' | 'https';
@@ -49,25 +63,27 @@ function clientAddress(xff: string | undefined, peer: string, trusted: readonly 
 }
 
 /**
- * Reads the original request from a forward-auth call or a proxied `/.auditcaptcha/` request:
- * X-Forwarded-Method/-Host/-Uri/-For/-Proto (Caddy, Traefik) or X-Original-Method/-URI
- * (nginx), believed only when the peer lies in GATEWAY_TRUSTED_PROXIES; otherwise the request
- * is taken as it arrived.
+ * Reads the original request, believing forwarded headers only when the peer lies in
+ * GATEWAY_TRUSTED_PROXIES. For a forward-auth call (`protocol` set) the method and target come
+ * from that protocol's headers alone, and a call without them has no target; for a request
+ * the proxy passed on to us (`/.auditcaptcha/...`) they are the request's own. The host, the
+ * scheme and the client's address come from X-Forwarded-Host/-Proto/-For, which every
+ * documented configuration sets (nginx to fixed values, Caddy and Traefik themselves).
  */
 export function readOriginal(
   peer: string,
   headers: Headers,
   own: { method: string; url: string },
   trusted: readonly Cidr[],
+  protocol?: ProxyProtocol,
 ): OriginalRequest {
   const peerAddr = parseAddress(peer);
   const plainPeer = peerAddr?.toString() ?? peer;
   const isTrusted = inNetworks(peerAddr, trusted);
   const h = (name: string) => (isTrusted ? one(headers, name) : undefined);
-  const method = (h('x-original-method') ?? h('x-forwarded-method') ?? own.method).toUpperCase();
-  const uriText = h('x-original-uri') ?? h('x-forwarded-uri') ?? own.url;
-  const uri = uriText.startsWith('/') ? uriText : `/${uriText}`;
-  const q = uri.indexOf('?');
+  const names = protocol ? TARGET_HEADERS[protocol] : undefined;
+  const method = ((names ? h(names.method) : own.method) ?? '').toUpperCase();
+  const uriText = names ? h(names.uri) : own.url;
   // A chain of proxies may list several values: the first is the client's.
   const first = (v: string | undefined) => v?.split(',')[0].trim();
   const host = hostOnly(first(h('x-forwarded-host')) ?? one(headers, 'host') ?? '');
@@ -76,8 +92,10 @@ export function readOriginal(
     trusted: isTrusted,
     method,
     host,
-    uri,
-    path: q < 0 ? uri : uri.slice(0, q),
+    target:
+      uriText === undefined
+        ? { ok: false, reason: `is missing: the proxy sent no ${names?.uri ?? 'target'} header` }
+        : canonicalTarget(uriText),
     ip: isTrusted ? clientAddress(one(headers, 'x-forwarded-for'), plainPeer, trusted) : plainPeer,
     proto,
   };

@@ -2,15 +2,48 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { Stores } from '../stores/index.ts';
 import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS } from '../captcha/tokens.ts';
+import { recordClearance } from '../captcha/evidence.ts';
 import { networkKey } from '../net/client-key.ts';
-import { checkClearance, CLEARANCE_COOKIE, issueClearance, readCookie } from './clearance.ts';
+import { PROBE_FONT_PATH } from '../bundles.ts';
+import { checkClearance, clearanceExpiry, issueClearance } from './clearance.ts';
 import { CrawlerVerifier } from './crawlers.ts';
-import { isNavigation, one, readOriginal, type Headers, type OriginalRequest } from './forwarded.ts';
+import {
+  isNavigation,
+  one,
+  readOriginal,
+  type Headers,
+  type OriginalRequest,
+  type ProxyProtocol,
+} from './forwarded.ts';
+import { countClaim, countPage, isPage, isSpent } from './pace.ts';
 import { GatewayRegistry, type GatewaySite } from './registry.ts';
 import { evaluate } from './rules.ts';
+import { targetUri } from './target.ts';
 
 /** Where the challenge page and its scripts live on every protected host. */
 export const GATEWAY_PREFIX = '/.auditcaptcha';
+
+/**
+ * Paths of ours a protected host serves under the prefix (given without it): the challenge
+ * page, the clearance form's target, the widget's script, worker and font, and its challenge
+ * API. Only these exact paths pass the gateway unchecked; anything else under the prefix is
+ * a page of the site like any other.
+ */
+export function servedUnderPrefix(rest: string): boolean {
+  return (
+    rest === '/challenge' ||
+    rest === '/clearance' ||
+    rest === '/widget.js' ||
+    rest === '/widget-worker.js' ||
+    rest === PROBE_FONT_PATH ||
+    /^\/api\/v[123]\/challenges(\/[A-Za-z0-9_-]{1,64}(\/(asset|verify|regenerate|private-token))?)?$/.test(rest)
+  );
+}
+
+/** Whether a canonical path is one of the gateway's own (see {@link servedUnderPrefix}). */
+function isGatewayPath(path: string): boolean {
+  return path.startsWith(`${GATEWAY_PREFIX}/`) && servedUnderPrefix(path.slice(GATEWAY_PREFIX.length));
+}
 
 /**
  * What the forward-auth endpoint answers, transport-neutral:
@@ -25,7 +58,10 @@ export type GatewayOutcome = 'pass' | 'challenge' | 'refuse' | 'deny' | 'unknown
 
 export interface GatewayDecision {
   outcome: GatewayOutcome;
-  /** The rule that decided (`clearance` for a valid cookie, `default`, `score`). */
+  /**
+   * The rule that decided (`clearance` for a valid cookie, `default`, `score`; `target` for a
+   * target with no single reading, `pace` for a clearance past its pace).
+   */
   rule: string;
   /** For `challenge`: the same-host path of the challenge page, with the original URI to return to. */
   location?: string;
@@ -45,6 +81,11 @@ export function safeReturnPath(text: string | undefined): string {
 
 export function challengeLocation(uri: string): string {
   return `${GATEWAY_PREFIX}/challenge?return=${encodeURIComponent(safeReturnPath(uri))}`;
+}
+
+/** Where a challenged request returns to: its canonical path and query, or the home page. */
+export function returnUriOf(original: OriginalRequest): string {
+  return original.target.ok ? targetUri(original.target) : '/';
 }
 
 /** The result of redeeming a widget token for a clearance. */
@@ -77,16 +118,40 @@ export class Gateway {
     return this.config.tokenKey;
   }
 
-  /** The original request of a forward-auth call or a proxied page request. */
-  original(peer: string, headers: Headers, own: { method: string; url: string }): OriginalRequest {
-    return readOriginal(peer, headers, own, this.config.GATEWAY_TRUSTED_PROXIES);
+  /**
+   * The original request, built once per request: of a forward-auth call (`protocol`: the
+   * proxy's, from the endpoint's path) or of a request the proxy passed on to us.
+   */
+  original(
+    peer: string,
+    headers: Headers,
+    own: { method: string; url: string },
+    protocol?: ProxyProtocol,
+  ): OriginalRequest {
+    return readOriginal(peer, headers, own, this.config.GATEWAY_TRUSTED_PROXIES, protocol);
   }
 
-  /** Whether the request carries a valid clearance for `site`. */
-  cleared(site: GatewaySite, original: OriginalRequest, headers: Headers, now: number): boolean {
+  /** Whether `cookie` is a clearance of `site` for this client, and not spent by its pace. */
+  async cleared(
+    site: GatewaySite,
+    original: OriginalRequest,
+    headers: Headers,
+    cookie: string | undefined,
+    now: number,
+  ): Promise<boolean> {
+    return this.validClearance(site, original, headers, cookie, now) && !(await isSpent(this.stores, cookie!));
+  }
+
+  private validClearance(
+    site: GatewaySite,
+    original: OriginalRequest,
+    headers: Headers,
+    cookie: string | undefined,
+    now: number,
+  ): boolean {
     return checkClearance(
       this.key,
-      readCookie(one(headers, 'cookie'), CLEARANCE_COOKIE),
+      cookie,
       { sitekey: site.sitekey, ip: original.ip, userAgent: one(headers, 'user-agent') ?? '' },
       now,
     );
@@ -94,12 +159,11 @@ export class Gateway {
 
   /** The forward-auth decision for one request (see {@link GatewayOutcome}). */
   async check(
-    peer: string,
+    original: OriginalRequest,
     headers: Headers,
-    own: { method: string; url: string },
+    cookie: string | undefined,
     now = Date.now(),
   ): Promise<GatewayDecision> {
-    const original = this.original(peer, headers, own);
     if (!original.trusted)
       return {
         outcome: 'unknown',
@@ -115,35 +179,43 @@ export class Gateway {
         reason: 'This host is not protected by the gateway.',
         original,
       };
-    // The challenge page and its scripts must always load.
-    if (original.path === GATEWAY_PREFIX || original.path.startsWith(`${GATEWAY_PREFIX}/`))
-      return { outcome: 'pass', rule: 'gateway', original };
+    const target = original.target;
+    if (!target.ok)
+      return { outcome: 'deny', rule: 'target', reason: `Refused: the address ${target.reason}.`, original };
+    // The challenge page and its scripts must always load: at their exact paths only.
+    if (isGatewayPath(target.path)) return { outcome: 'pass', rule: 'gateway', original };
     const verdict = await evaluate(
       site.rules,
       site.settings.thresholds,
       site.settings.default_action,
       {
         method: original.method,
-        path: original.path,
+        readings: target.readings,
         headers: headers as Record<string, string | undefined>,
         ip: original.ip,
       },
       this.crawlers,
     );
-    if (verdict.action === 'allow') return { outcome: 'pass', rule: verdict.rule, original };
+    let rule = verdict.rule;
+    if (verdict.action === 'allow') {
+      // A rule resting on the client's word alone lets a network through at a pace, then challenges.
+      if (!verdict.byClaim || (await countClaim(this.stores, site.sitekey, rule, original.ip, site.settings)))
+        return { outcome: 'pass', rule, original };
+      rule = `${rule} (budget)`;
+    }
     if (verdict.action === 'deny')
-      return {
-        outcome: 'deny',
-        rule: verdict.rule,
-        reason: `Refused by this site's rule "${verdict.rule}".`,
-        original,
-      };
-    if (this.cleared(site, original, headers, now)) return { outcome: 'pass', rule: 'clearance', original };
+      return { outcome: 'deny', rule, reason: `Refused by this site's rule "${rule}".`, original };
+    if (this.validClearance(site, original, headers, cookie, now)) {
+      if (!isPage(target.readings)) return { outcome: 'pass', rule: 'clearance', original };
+      if (await countPage(this.stores, cookie!, site.settings, (clearanceExpiry(cookie!) ?? 0) * 1000, now))
+        return { outcome: 'pass', rule: 'clearance', original };
+      rule = 'pace';
+    }
     if (isNavigation(original.method, headers))
-      return { outcome: 'challenge', rule: verdict.rule, location: challengeLocation(original.uri), original };
+      return { outcome: 'challenge', rule, location: challengeLocation(returnUriOf(original)), original };
     return {
       outcome: 'refuse',
-      rule: verdict.rule,
+      rule,
       reason: 'This address needs a browser check first: open the page in a browser.',
       original,
     };
@@ -152,17 +224,16 @@ export class Gateway {
   /**
    * Redeems a widget token for a clearance on the request's host: the token must open under
    * our key, be of the host's site and issued for this host name, unexpired, scoring at least
-   * the site's minimum, and is spent once (the same atomic redemption as siteverify).
+   * the site's minimum, and is spent once (the same atomic redemption as siteverify). Each
+   * clearance raises the price of the network's next one on this site (evidence.ts).
    */
   async clear(
-    peer: string,
+    original: OriginalRequest,
     headers: Headers,
-    own: { method: string; url: string },
     token: string,
     returnTo: string | undefined,
     now = Date.now(),
   ): Promise<ClearanceResult> {
-    const original = this.original(peer, headers, own);
     const site = await this.registry.siteFor(original.host);
     if (!site) return { ok: false, reason: 'This host is not protected by the gateway.' };
     if (!token || token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'The check did not finish.' };
@@ -177,6 +248,7 @@ export class Gateway {
     if ((c.score ?? 0) < site.minScore) return { ok: false, reason: 'The check did not pass.' };
     const spent = await this.stores.spentTokens.redeem(c.id, Math.max(1000, c.iat + TOKEN_TTL_MS - now) + 60_000);
     if (!spent) return { ok: false, reason: 'This check was already used; please try again.' };
+    await recordClearance(this.stores, site.sitekey, original.ip);
     const ttl = site.settings.clearance_ttl;
     const cookie = issueClearance(
       this.key,

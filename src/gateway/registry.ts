@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SiteSchema } from '../entities/site.entity.ts';
+import { GatewayHostSchema } from '../entities/gateway-host.entity.ts';
 import type { Stores } from '../stores/index.ts';
 import { compileRule, type CompiledRule } from './rules.ts';
 import type { GatewaySettings } from '../entities/site.entity.ts';
@@ -71,10 +72,15 @@ export class GatewayRegistry {
   }
 
   private async load(version: string | null): Promise<void> {
-    const sites = await this.em().find(
+    const em = this.em();
+    const sites = await em.find(
       SiteSchema,
       { gateway: { $ne: null } },
-      { fields: ['sitekey', 'minScore', 'gateway'] },
+      { fields: ['id', 'sitekey', 'minScore', 'gateway'] },
+    );
+    // A host serves the one site that holds it in gateway_hosts (its primary key).
+    const owners = new Map(
+      (await em.find(GatewayHostSchema, {}, { fields: ['host', 'site'] })).map((h) => [h.host, h.site.id]),
     );
     const byHost = new Map<string, GatewaySite>();
     for (const site of sites) {
@@ -86,7 +92,7 @@ export class GatewayRegistry {
         settings,
         rules: settings.rules.map(compileRule),
       };
-      for (const host of settings.hosts) byHost.set(host, compiled);
+      for (const host of settings.hosts) if (owners.get(host) === site.id) byHost.set(host, compiled);
     }
     this.byHost = byHost;
     this.version = version;

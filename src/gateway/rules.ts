@@ -7,8 +7,11 @@ import type { GatewayRule, GatewaySettings, RuleAction, RulePreset } from '../en
 /** What a rule sees of a request: the original one, as the proxy forwarded it. */
 export interface GatewayRequest {
   method: string;
-  /** Path without the query. */
-  path: string;
+  /**
+   * The canonical path's readings (target.ts): the path, and without `;` parameters where it
+   * has any. A path condition of an allow rule must hold for each; of any other, for one.
+   */
+  readings: readonly string[];
   /** Lower-cased header names. */
   headers: Record<string, string | undefined>;
   /** The client's address (the trusted proxy's X-Forwarded-For), plain form. */
@@ -67,21 +70,27 @@ const aiTokens = AI_CRAWLER_TOKENS.map((t) => t.toLowerCase());
 
 type Matcher = (req: GatewayRequest, lowerUa: string, dns: CrawlerVerifier) => boolean | Promise<boolean>;
 
-function presetMatcher(preset: RulePreset): Matcher {
+/** A path test over the request's readings: all of them for an allow (the strict reading lets less through), any for the rest. */
+function onReadings(action: RuleAction, test: (path: string) => boolean): (req: GatewayRequest) => boolean {
+  return action === 'allow' ? (req) => req.readings.every(test) : (req) => req.readings.some(test);
+}
+
+function isFeedPath(path: string): boolean {
+  const p = path.toLowerCase();
+  return FEED_PATHS.includes(p) || FEED_SUFFIXES.some((s) => p.endsWith(s));
+}
+
+function presetMatcher(preset: RulePreset, action: RuleAction): Matcher {
   switch (preset) {
     case 'ai-crawlers':
       return (_req, ua) => aiTokens.some((t) => hasToken(ua, t));
     case 'link-previews':
       return (req, ua) =>
         (req.method === 'GET' || req.method === 'HEAD') && LINK_PREVIEW_TOKENS.some((t) => hasToken(ua, t));
-    case 'feeds':
-      return (req) => {
-        const p = req.path.toLowerCase();
-        return (
-          (req.method === 'GET' || req.method === 'HEAD') &&
-          (FEED_PATHS.includes(p) || FEED_SUFFIXES.some((s) => p.endsWith(s)))
-        );
-      };
+    case 'feeds': {
+      const feed = onReadings(action, isFeedPath);
+      return (req) => (req.method === 'GET' || req.method === 'HEAD') && feed(req);
+    }
     case 'search-crawlers':
       return (req, ua, dns) => {
         const crawler = claimedCrawler(ua);
@@ -90,11 +99,29 @@ function presetMatcher(preset: RulePreset): Matcher {
   }
 }
 
+/**
+ * Whether an allow rule rests on the client's word alone: it names a User-Agent or header
+ * pattern, or the link-preview or AI-crawler preset, and neither a network nor the DNS-checked
+ * search-crawler preset. A client can say anything, so such a rule lets a network through at
+ * a budget (pace.ts), not without end.
+ */
+export function isAllowByClaim(rule: GatewayRule): boolean {
+  if (rule.action !== 'allow' || rule.networks?.length || rule.preset === 'search-crawlers') return false;
+  return (
+    rule.user_agent !== undefined ||
+    Object.keys(rule.headers ?? {}).length > 0 ||
+    rule.preset === 'link-previews' ||
+    rule.preset === 'ai-crawlers'
+  );
+}
+
 /** A rule ready to run: its conditions compiled once, when the site's settings are loaded. */
 export interface CompiledRule {
   name: string;
   action: RuleAction;
   weight: number;
+  /** An allow that rests on what the client says alone (pace.ts counts what it lets through). */
+  byClaim: boolean;
   matches(req: GatewayRequest, lowerUa: string, dns: CrawlerVerifier): boolean | Promise<boolean>;
 }
 
@@ -105,8 +132,7 @@ export function compileRule(rule: GatewayRule, index: number): CompiledRule {
     checks.push((req) => methods.has(req.method));
   }
   if (rule.path !== undefined) {
-    const path = compilePathPattern(rule.path);
-    checks.push((req) => path(req.path));
+    checks.push(onReadings(rule.action, compilePathPattern(rule.path)));
   }
   if (rule.networks?.length) {
     const blocks = rule.networks.map(parseCidr).filter((b): b is Cidr => b !== null);
@@ -124,11 +150,12 @@ export function compileRule(rule: GatewayRule, index: number): CompiledRule {
     });
   }
   // The preset last: the search-crawler preset may ask DNS, so cheaper conditions go first.
-  if (rule.preset) checks.push(presetMatcher(rule.preset));
+  if (rule.preset) checks.push(presetMatcher(rule.preset, rule.action));
   return {
     name: rule.name ?? `rule ${index + 1}`,
     action: rule.action,
     weight: rule.weight ?? 0,
+    byClaim: isAllowByClaim(rule),
     async matches(req, lowerUa, dns) {
       for (const check of checks) if (!(await check(req, lowerUa, dns))) return false;
       return true;
@@ -142,6 +169,8 @@ export interface RuleVerdict {
   /** The deciding rule's name; for a threshold, `score`; with no rule, `default`. */
   rule: string;
   score: number;
+  /** The deciding rule is an allow by the client's word ({@link isAllowByClaim}). */
+  byClaim?: boolean;
 }
 
 /**
@@ -167,7 +196,7 @@ export async function evaluate(
       weighed = rule.name;
       continue;
     }
-    return { action: rule.action, rule: rule.name, score };
+    return { action: rule.action, rule: rule.name, score, byClaim: rule.byClaim };
   }
   if (score >= thresholds.deny) return { action: 'deny', rule: weighed ?? 'score', score };
   if (score >= thresholds.challenge) return { action: 'challenge', rule: weighed ?? 'score', score };

@@ -2,6 +2,7 @@ import type { CrawlerVerifier, SearchCrawler } from './crawlers.ts';
 import { isNavigation } from './forwarded.ts';
 import type { GatewaySite } from './registry.ts';
 import { evaluate, type GatewayRequest } from './rules.ts';
+import { canonicalTarget } from './target.ts';
 
 /** A kind of visitor whose treatment a site owner wants to know. */
 export interface Persona {
@@ -93,6 +94,12 @@ export interface PersonaResult {
   ok: boolean;
 }
 
+/** The readings the gateway would decide on for `path` (as given when it cannot be normalised: the report shows the rules). */
+function readingsOf(path: string): readonly string[] {
+  const t = canonicalTarget(path);
+  return t.ok ? t.readings : [path];
+}
+
 /** A crawler verifier that trusts (or refuses) every claim without asking DNS. */
 function assumed(verified: boolean): CrawlerVerifier {
   return { verify: (_c: SearchCrawler, _ip: string) => Promise.resolve(verified) } as unknown as CrawlerVerifier;
@@ -109,7 +116,7 @@ export async function simulate(site: GatewaySite, pagePath: string, feedPath: st
   for (const p of PERSONAS) {
     const req: GatewayRequest = {
       method: p.method,
-      path: p.path(feedPath, pagePath),
+      readings: readingsOf(p.path(feedPath, pagePath)),
       headers: p.headers,
       ip: '192.0.2.1',
     };

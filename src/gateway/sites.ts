@@ -1,5 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { SiteSchema, type Site } from '../entities/site.entity.ts';
+import { GatewayHostSchema } from '../entities/gateway-host.entity.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Stores } from '../stores/index.ts';
 import { announceGatewayChange } from './registry.ts';
@@ -24,6 +25,8 @@ export async function getGateway(em: EntityManager, ownerId: number, sitekey: st
  * store's version stamp): the change applies at their next request. Validation (422, naming
  * the field): each host appears among the site's origins (the widget on the challenge page
  * runs at that origin) and is protected by no other site; the rules as `validateGateway` says.
+ * The hosts are claimed in `gateway_hosts` in the same transaction, so of two sites saving one
+ * host at once the second is refused by the database, not by a read that both passed.
  */
 export async function setGateway(
   em: EntityManager,
@@ -54,8 +57,22 @@ export async function setGateway(
     });
     if (Object.keys(errors).length) throw new AppError('VALIDATION_FAILED', Object.values(errors)[0][0], { errors });
   }
-  site.gateway = settings;
-  await em.flush();
+  try {
+    await em.transactional(async (tx) => {
+      await tx.nativeDelete(GatewayHostSchema, { site: site.id });
+      if (settings?.hosts.length)
+        await tx.insertMany(
+          GatewayHostSchema,
+          settings.hosts.map((host) => ({ host, site: site.id })),
+        );
+      await tx.nativeUpdate(SiteSchema, { id: site.id }, { gateway: settings });
+    });
+  } catch (err) {
+    if (!(err instanceof UniqueConstraintViolationException)) throw err;
+    throw new AppError('VALIDATION_FAILED', 'One of these hosts was just claimed by another site.', {
+      errors: { hosts: ['One of these hosts was just claimed by another site.'] },
+    });
+  }
   await announceGatewayChange(stores);
   return settings;
 }

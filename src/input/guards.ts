@@ -1,19 +1,53 @@
 import { validationError } from '../errors.ts';
 
+/** Whether `text` has a UTF-16 surrogate without its pair (JSON's `\ud800` escapes make one). */
+function hasLoneSurrogate(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+/** Why PostgreSQL could not store `text` (text and jsonb refuse NUL and lone surrogates), or null. */
+function unstorable(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain NUL characters';
+  if (hasLoneSurrogate(text)) return 'must be valid Unicode text (it holds an unpaired surrogate)';
+  return null;
+}
+
 /**
- * Refuses NUL characters anywhere in a procedure's input (query, path params or body, at any
- * depth) with a 422 on the top-level field: PostgreSQL cannot store them in text, and no
- * field of ours means anything with one. Iterative, so deeply nested bodies are safe.
+ * Refuses text PostgreSQL cannot store anywhere in a procedure's input (query, path params or
+ * body, at any depth, keys and values): NUL characters and unpaired UTF-16 surrogates, with a
+ * 422 on the top-level field, before any handler runs, so nothing stored is touched and the
+ * database never answers a 500. Iterative, so deeply nested bodies are safe.
  */
-export function rejectNulCharacters(input: unknown): void {
+export function rejectUnstorableText(input: unknown): void {
   if (input === null || typeof input !== 'object') return;
   const stack: Array<[unknown, string]> = Object.entries(input).map(([field, value]) => [value, field]);
+  for (const field of Object.keys(input)) {
+    const why = unstorable(field);
+    if (why) throw validationError(field.slice(0, 64), `A field name ${why}.`);
+  }
   while (stack.length) {
     const [value, field] = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) throw validationError(field, `The ${field} must not contain NUL characters.`);
+      const why = unstorable(value);
+      if (why) throw validationError(field, `The ${field} ${why}.`);
     } else if (value !== null && typeof value === 'object') {
-      for (const child of Object.values(value)) stack.push([child, field]);
+      for (const [key, child] of Object.entries(value)) {
+        const why = unstorable(key);
+        if (why) throw validationError(field, `The ${field} has a key that ${why}.`);
+        stack.push([child, field]);
+      }
     }
   }
 }

@@ -1,14 +1,33 @@
 /**
- * The gateway's matchers of site owners' patterns: the restricted regular expressions it
- * accepts are safe by recheck's analysis and the classic catastrophic ones are refused; path
- * globs and crawler tokens match as documented.
+ * The gateway's matchers of site owners' patterns: RE2's syntax through re2js, whose time is
+ * linear in the text whatever the pattern, so the patterns that froze a backtracking engine
+ * (and a generated set of such patterns) answer on a 1 KB header without holding the event
+ * loop; what RE2 cannot compile is refused when saved. Path globs and crawler tokens match as
+ * documented.
  */
-import { checkSync } from 'recheck';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { checkSafePattern, compilePathPattern, compileSafePattern, hasToken } from '../../src/gateway/patterns.ts';
 import { checkClearance, issueClearance } from '../../src/gateway/clearance.ts';
 
-process.env['RECHECK_SYNC_BACKEND'] = 'pure';
+/** Patterns that take exponential or high-polynomial time in a backtracking engine. */
+const CATASTROPHIC = [
+  '[]|(a+)+$]',
+  '[^](a+)+b]',
+  `${'[a-z]{0,10}'.repeat(10)}!`,
+  '(a+)+$',
+  '(a|aa)*b',
+  '(a|a)*b',
+  '(.*a){12}',
+  '.*.*.*.*.*x',
+  '(\\w+\\s?)*$',
+  '^(([a-z])+.)+[A-Z]([a-z])+$',
+  '([a-z0-9]+[-. ]?)+@',
+  '(x+x+)+y',
+];
+
+/** Hostile headers of 1 KB: long runs that make backtracking engines retry from every position. */
+const HEADERS = ['a'.repeat(1024), 'x'.repeat(1024), `${'Mozilla/5.0 '.repeat(85)}!`, 'ab'.repeat(512)];
 
 describe('user patterns', () => {
   const accepted = [
@@ -18,37 +37,72 @@ describe('user patterns', () => {
     '^Mozilla/5\\.0.*Chrome/1',
     '^Mozilla/5\\.0 \\(compatible; [A-Za-z]+/\\d{1,3}',
     'HeadlessChrome',
-    '^[a-z]+bot$',
-    'x{2,5}y{1,10}',
-  ];
-  const refused = [
     'bot.*crawler',
-    '[a-z]+bot$',
-    '^a.*b.*c',
-    '(a+)+$',
-    '(a|aa)*b',
-    '.*.*.*x',
-    'a*a*a*b',
-    '(?=x)',
-    '\\1',
-    'a+?',
     'x{1,200}',
-    '[unclosed',
+    ...CATASTROPHIC,
   ];
+  const refused = ['(?=x)', '(?!x)', '(?<=x)', '\\1', '(a)\\1', '[unclosed', '(open', 'x{1001}', 'a'.repeat(201)];
 
-  it.each(accepted)('accepts %s, which recheck finds safe', { timeout: 60_000 }, (source) => {
+  it.each(accepted)('accepts %s', (source) => {
     expect(checkSafePattern(source)).toBeNull();
-    expect(checkSync(source, 'i', { timeout: 20_000 }).status).toBe('safe');
   });
 
-  it.each(refused)('refuses %s', (source) => {
-    expect(checkSafePattern(source)).toMatch(/./);
+  it.each(refused)('refuses %s, saying why', (source) => {
+    expect(checkSafePattern(source)).toMatch(/RE2|longer than/);
   });
 
   it('matches case-insensitively, on at most the first 1024 characters', () => {
     const m = compileSafePattern('^curl/');
     expect(m('Curl/8.5')).toBe(true);
     expect(compileSafePattern('tail$')(`${'x'.repeat(2000)}tail`)).toBe(false);
+    expect(compileSafePattern('gptbot|claudebot')('Mozilla/5.0 (compatible; ClaudeBot/1.0)')).toBe(true);
+  });
+
+  /**
+   * Each pattern on each 1 KB header, timed: the figures are printed, and the bound asserted is
+   * a hundred times the 5 ms goal's slack above it, there only to catch a backtracking engine
+   * (which takes seconds to hours on these), never the machine's load.
+   */
+  function worstMs(patterns: readonly string[]): number {
+    let worst = 0;
+    for (const source of patterns) {
+      const match = compileSafePattern(source);
+      for (const header of HEADERS) {
+        const started = performance.now();
+        match(header);
+        worst = Math.max(worst, performance.now() - started);
+      }
+    }
+    return worst;
+  }
+
+  it('answers the patterns that froze a backtracking engine on 1 KB headers at once', () => {
+    const worst = worstMs(CATASTROPHIC);
+    console.log(`catastrophic patterns on 1 KB headers: worst ${worst.toFixed(2)} ms a match (goal: under 5 ms)`);
+    expect(worst).toBeLessThan(500);
+  });
+
+  it('answers generated nested-quantifier patterns on 1 KB headers at once', () => {
+    // Nested and stacked quantifiers over overlapping atoms: the shapes of catastrophic backtracking.
+    const atom = fc.constantFrom('a', '[a-z]', '.', '\\w', '[^!]', 'a|aa', 'x?a');
+    const quantifier = fc.constantFrom('*', '+', '{0,10}', '{1,20}', '?');
+    const nested = fc
+      .tuple(
+        fc.array(fc.tuple(atom, quantifier), { minLength: 1, maxLength: 4 }),
+        quantifier,
+        fc.constantFrom('$', '!', 'b', ''),
+      )
+      .map(([inner, outer, tail]) => `(${inner.map(([a, q]) => `(?:${a})${q}`).join('')})${outer}${tail}`);
+    const stacked = fc
+      .array(fc.tuple(atom, quantifier), { minLength: 2, maxLength: 12 })
+      .map((parts) => `${parts.map(([a, q]) => `(?:${a})${q}`).join('')}!`);
+    const patterns = fc.sample(fc.oneof(nested, stacked), { numRuns: 200, seed: 51 });
+    for (const p of patterns) expect(checkSafePattern(p)).toBeNull();
+    const worst = worstMs(patterns);
+    console.log(
+      `${patterns.length} generated patterns on 1 KB headers: worst ${worst.toFixed(2)} ms a match (goal: under 5 ms)`,
+    );
+    expect(worst).toBeLessThan(500);
   });
 });
 

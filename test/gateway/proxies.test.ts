@@ -71,6 +71,9 @@ beforeAll(async () => {
     ],
     thresholds: { challenge: 10, deny: 50 },
     default_action: 'challenge',
+    // The person below opens 50 pages as fast as a test drives them: out of a clearance's
+    // pace, which test/gateway/walls.test.ts tests on its own.
+    pace: { burst: 200, per_minute: 600, per_day: 1000 },
   });
   await services.engineReference?.warm();
   browser = await launchChromium();

@@ -72,7 +72,7 @@ export function forwardAuth(base: string, host: string, orig: OriginalRequest): 
   if (orig.accept) headers.Accept = orig.accept;
   if (orig.mode) headers['Sec-Fetch-Mode'] = orig.mode;
   if (orig.cookie) headers.Cookie = orig.cookie;
-  return rawGet(`${base}/api/v1/gateway/auth`, headers);
+  return rawGet(`${base}/api/v1/gateway/auth/caddy`, headers);
 }
 
 /** The fixture site's files: pages, a stylesheet, a script, an image and a feed. */
@@ -181,14 +181,14 @@ http {
     }
     location = /.auditcaptcha-auth {
       internal;
-      proxy_pass http://auditcaptcha/api/v1/gateway/auth;
+      proxy_pass http://auditcaptcha/api/v1/gateway/auth/nginx;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_pass_request_body off;
       proxy_set_header Content-Length "";
       proxy_set_header X-Original-URI $request_uri;
       proxy_set_header X-Original-Method $request_method;
-      proxy_set_header X-Forwarded-Host $host;
+      proxy_set_header X-Forwarded-Host ${opts.host};
       proxy_set_header X-Forwarded-Proto $scheme;
       proxy_set_header X-Forwarded-For ${client};
     }
@@ -197,14 +197,14 @@ http {
       proxy_pass http://auditcaptcha;
       proxy_set_header X-Original-URI $request_uri;
       proxy_set_header X-Original-Method $request_method;
-      proxy_set_header X-Forwarded-Host $host;
+      proxy_set_header X-Forwarded-Host ${opts.host};
       proxy_set_header X-Forwarded-Proto $scheme;
       proxy_set_header X-Forwarded-For ${client};
     }
     location /.auditcaptcha/ {
       proxy_pass http://auditcaptcha;
       proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-Host $host;
+      proxy_set_header X-Forwarded-Host ${opts.host};
       proxy_set_header X-Forwarded-Proto $scheme;
       proxy_set_header X-Forwarded-For ${client};
     }
@@ -243,7 +243,7 @@ http://${opts.host}:${port} {
   }
   handle {
     forward_auth ${upstream} {
-      uri /api/v1/gateway/auth
+      uri /api/v1/gateway/auth/caddy
       trusted_proxies 127.0.0.0/8
     }
     root * ${opts.root}

@@ -23,7 +23,7 @@ describe('a caller outside GATEWAY_TRUSTED_PROXIES', () => {
   });
 
   it('gets a 403, its forwarded headers unread', async () => {
-    const res = await rawGet(`${server.url}/api/v1/gateway/auth`, {
+    const res = await rawGet(`${server.url}/api/v1/gateway/auth/caddy`, {
       'X-Forwarded-Host': 'protected.test',
       'X-Forwarded-For': '66.249.66.1',
       'Sec-Fetch-Mode': 'navigate',
@@ -47,18 +47,37 @@ describe('reading the original request', () => {
         'x-forwarded-method': 'post',
         'x-forwarded-proto': 'https',
       },
-      { method: 'GET', url: '/api/v1/gateway/auth' },
+      { method: 'GET', url: '/api/v1/gateway/auth/caddy' },
       trusted,
+      'caddy',
     );
     expect(o).toMatchObject({
       trusted: true,
       ip: '198.51.100.7',
       host: 'shop.example',
-      uri: '/a?b=1',
-      path: '/a',
+      target: { ok: true, path: '/a', query: 'b=1' },
       method: 'POST',
       proto: 'https',
     });
+  });
+
+  it("reads only its protocol's headers for the method and target", () => {
+    const headers = {
+      'x-forwarded-uri': '/feed.xml',
+      'x-forwarded-method': 'GET',
+      'x-original-uri': '/secret.html',
+      'x-original-method': 'POST',
+    };
+    const own = { method: 'GET', url: '/api/v1/gateway/auth/x' };
+    const nginx = readOriginal('127.0.0.1', headers, own, trusted, 'nginx');
+    expect(nginx).toMatchObject({ method: 'POST', target: { ok: true, path: '/secret.html' } });
+    for (const protocol of ['caddy', 'traefik'] as const)
+      expect(readOriginal('127.0.0.1', headers, own, trusted, protocol)).toMatchObject({
+        method: 'GET',
+        target: { ok: true, path: '/feed.xml' },
+      });
+    // A call without its protocol's headers has no target to decide on.
+    expect(readOriginal('127.0.0.1', { 'x-forwarded-uri': '/feed.xml' }, own, trusted, 'nginx').target.ok).toBe(false);
   });
 
   it('ignores forwarded headers from an untrusted peer', () => {
@@ -68,7 +87,7 @@ describe('reading the original request', () => {
       { method: 'GET', url: '/x' },
       trusted,
     );
-    expect(o).toMatchObject({ trusted: false, ip: '203.0.113.5', host: 'h.example', uri: '/x' });
+    expect(o).toMatchObject({ trusted: false, ip: '203.0.113.5', host: 'h.example', target: { path: '/x' } });
   });
 
   it('refuses a bad block at start, naming the variable', () => {

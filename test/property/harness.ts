@@ -203,10 +203,15 @@ export function expectSiteverifyShape(res: RawResponse, where: string): void {
 
 /**
  * Gateway mode's forward auth answers in the proxies' protocol whatever it is sent, with any
- * method: 204 or 302, or 401/403 with a short plain-text reason, and the outcome in a header.
+ * method: 204 or 302, or 401/403 with a short plain-text reason, and the outcome in a header;
+ * a path naming no proxy protocol is a plain-text 404.
  */
 export function expectForwardAuthShape(res: RawResponse, where: string, head: boolean): void {
   if (isParserRefusal(res)) return expectErrorShape(res, where);
+  if (res.status === 404) {
+    expect(String(res.headers['content-type']), where).toMatch(/^text\/plain/);
+    return;
+  }
   expect([204, 302, 401, 403], where).toContain(res.status);
   expect(res.headers['x-gateway-outcome'], where).toBeDefined();
   if (res.status >= 400) {
