@@ -146,6 +146,8 @@ export async function startNginx(opts: {
   root: string;
   service: string;
   clientIpHeader?: string;
+  /** A file nginx logs each request to, as `<status> <$uri>` (the path it served). */
+  accessLog?: string;
 }): Promise<RunningProxy> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-nginx-'));
   const port = await freePort();
@@ -160,7 +162,7 @@ error_log ${dir}/error.log warn;
 daemon off;
 events { worker_connections 256; }
 http {
-  access_log off;
+  ${opts.accessLog ? `log_format served '$status $uri';\n  access_log ${opts.accessLog} served;` : 'access_log off;'}
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
   fastcgi_temp_path ${dir}/fastcgi;
@@ -238,12 +240,14 @@ http://${opts.host}:${port} {
   bind 127.0.0.1
   handle /.auditcaptcha/* {
     reverse_proxy ${upstream} {
+      header_up X-Forwarded-Host {host}
       trusted_proxies 127.0.0.0/8
     }
   }
   handle {
     forward_auth ${upstream} {
       uri /api/v1/gateway/auth/caddy
+      header_up X-Forwarded-Host {host}
       trusted_proxies 127.0.0.0/8
     }
     root * ${opts.root}
