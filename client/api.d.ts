@@ -6019,6 +6019,7 @@ export interface operations {
                             }[];
                             passed: boolean;
                             sitekey: string;
+                            warnings: string[];
                         };
                         /** @constant */
                         status: 200;

@@ -51,6 +51,9 @@ function GatewayForm(props: { sitekey: string; current: Settings | null; onChang
         contact,
         default_action: defaultAction,
         rules: fromDrafts(rules),
+        // Kept as they are: the form does not edit them (the API does).
+        ...(c?.pace ? { pace: c.pace } : {}),
+        ...(c?.claim_budget ? { claim_budget: c.claim_budget } : {}),
       },
     });
     setSaved('Gateway settings saved; every instance applies them at its next request.');
@@ -136,6 +139,11 @@ function GatewayForm(props: { sitekey: string; current: Settings | null; onChang
           </tbody>
         </table>
       )}
+      {report.data?.warnings.map((warning) => (
+        <Notice key={warning} kind="info">
+          {warning}
+        </Notice>
+      ))}
     </>
   );
 }

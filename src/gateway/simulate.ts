@@ -1,7 +1,9 @@
 import type { CrawlerVerifier, SearchCrawler } from './crawlers.ts';
 import { isNavigation } from './forwarded.ts';
 import type { GatewaySite } from './registry.ts';
-import { evaluate, type GatewayRequest } from './rules.ts';
+import { evaluate, isAllowByClaim, type GatewayRequest } from './rules.ts';
+import { DEFAULT_CLAIM_BUDGET } from './pace.ts';
+import type { GatewaySettings } from '../entities/site.entity.ts';
 import { canonicalTarget } from './target.ts';
 
 /** A kind of visitor whose treatment a site owner wants to know. */
@@ -145,4 +147,22 @@ export async function simulate(site: GatewaySite, pagePath: string, feedPath: st
     });
   }
   return out;
+}
+
+/**
+ * The report's warnings: each allow rule that rests on what the client says alone
+ * (rules.ts `isAllowByClaim`) and covers the whole site (no path condition), with the budget
+ * that is all that stands between it and any client willing to say the same.
+ */
+export function claimWarnings(settings: GatewaySettings): string[] {
+  const budget = settings.claim_budget ?? DEFAULT_CLAIM_BUDGET;
+  return settings.rules.flatMap((rule, i) =>
+    isAllowByClaim(rule) && rule.path === undefined
+      ? [
+          `Rule "${rule.name ?? `rule ${i + 1}`}" lets any client that claims to match it onto every page, ` +
+            `up to ${budget.per_minute} pages a minute and ${budget.per_day} a day per network; ` +
+            'give it a path, a network, or put it after your deny rules.',
+        ]
+      : [],
+  );
 }

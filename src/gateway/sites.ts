@@ -5,7 +5,7 @@ import { AppError, notFound } from '../errors.ts';
 import type { Stores } from '../stores/index.ts';
 import { announceGatewayChange } from './registry.ts';
 import { compileRule } from './rules.ts';
-import { simulate, type PersonaResult } from './simulate.ts';
+import { claimWarnings, simulate, type PersonaResult } from './simulate.ts';
 import type { GatewaySettings } from '../entities/site.entity.ts';
 import { validateGateway } from './settings.ts';
 
@@ -80,7 +80,8 @@ export async function setGateway(
 /**
  * The gateway report: what each kind of visitor (src/gateway/simulate.ts) would get from the
  * site's saved rules on `pagePath` (feeds on `feedPath`), naming the deciding rule, with `ok`
- * false where it is not what a site usually wants. 404 when the site protects no host.
+ * false where it is not what a site usually wants, and the allow-by-claim rules that cover the
+ * whole site as warnings. 404 when the site protects no host.
  */
 export async function gatewayReport(
   em: EntityManager,
@@ -88,15 +89,16 @@ export async function gatewayReport(
   sitekey: string,
   pagePath: string,
   feedPath: string,
-): Promise<PersonaResult[]> {
+): Promise<{ checks: PersonaResult[]; warnings: string[] }> {
   const site = await ownSite(em, ownerId, sitekey);
   const settings = site.gateway;
   if (!settings) throw notFound('Gateway');
-  return simulate(
+  const checks = await simulate(
     { sitekey: site.sitekey, minScore: Number(site.minScore), settings, rules: settings.rules.map(compileRule) },
     pagePath,
     feedPath,
   );
+  return { checks, warnings: claimWarnings(settings) };
 }
 
 /**

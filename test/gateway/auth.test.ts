@@ -316,6 +316,8 @@ describe('the gateway report and metrics', () => {
     expect(by['script']).toMatchObject({ outcome: 'refuse', ok: true });
     expect(by['AI crawler']).toMatchObject({ outcome: 'deny', rule: 'ai', ok: true });
     expect(res.body.data.passed).toBe(true);
+    // Link previews are allowed on a User-Agent claim alone, on every page: the report says so.
+    expect(res.body.data.warnings).toEqual([expect.stringMatching(/^Rule "previews" lets any client/)]);
 
     // A rule that lets every script in fails the report, naming itself.
     const open = await request(`${server.url}/api/v1/sites/${sitekey}/gateway`, {
