@@ -1,4 +1,3 @@
-import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
 import { SiteSchema } from './site.entity.ts';
 
@@ -16,5 +15,3 @@ export const GatewayHostSchema = defineEntity({
     site: p.manyToOne(SiteSchema).deleteRule('cascade'),
   },
 });
-
-export type GatewayHost = InferEntity<typeof GatewayHostSchema>;
