@@ -155,7 +155,7 @@ export async function verifyManaged(
     telemetry: proof.telemetry,
     envOk,
     work: { size: claims, elapsedMs: checked.elapsedMs },
-    attested: await attestedFor(deps, claims.id),
+    attested: await attestedFor(deps, claims.id, claims.site),
   });
   if (score >= PASS_THRESHOLD) {
     return {
@@ -242,7 +242,7 @@ export async function issueScoreToken(
     telemetry: input.telemetry,
     envOk: checkEnv(deps.tokenKey, claims.env, input.env),
     work: { size: claims, elapsedMs: checked.elapsedMs },
-    attested: await attestedFor(deps, claims.id),
+    attested: await attestedFor(deps, claims.id, claims.site),
   });
   return issueToken(deps, admitted, { kind: 'v3', action: input.action, cdata, score, reasons });
 }

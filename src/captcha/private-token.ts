@@ -131,20 +131,22 @@ export async function attestChallenge(
       headers: { 'WWW-Authenticate': tokenChallenges(cfg, input.challenge), 'Cache-Control': 'no-store' },
     });
   }
-  await guardStore(markAttested(deps.stores, input.challenge));
+  await guardStore(markAttested(deps.stores, input.challenge, input.sitekey));
   return { attested: true };
 }
 
 const markKey = (challengeId: string) => `pat:${challengeId}`;
 
 /**
- * Marks the challenge attested for {@link ATTESTED_TTL_MS}. Resolves true for the call that
- * set the mark, false when it was set already (the first mark stands; its TTL is not renewed).
+ * Marks the challenge attested for {@link ATTESTED_TTL_MS}, for `sitekey` only (the site whose
+ * origin rule admitted the request): a token redeemed on one site's challenge id lifts no
+ * other site's. Resolves true for the call that set the mark, false when it was set already
+ * (the first mark stands; its TTL is not renewed).
  */
-export async function markAttested(stores: Stores, challengeId: string): Promise<boolean> {
+export async function markAttested(stores: Stores, challengeId: string, sitekey: string): Promise<boolean> {
   const key = markKey(challengeId);
   try {
-    await stores.challenges.create(key, { attested: 1 }, ATTESTED_TTL_MS);
+    await stores.challenges.create(key, { attested: 1, site: sitekey }, ATTESTED_TTL_MS);
     return true;
   } catch (err) {
     if (await stores.challenges.get(key)) return false;
@@ -152,9 +154,10 @@ export async function markAttested(stores: Stores, challengeId: string): Promise
   }
 }
 
-/** Whether a valid Private Access Token was redeemed for this challenge id in the last 10 minutes. */
-export async function isAttested(stores: Stores, challengeId: string): Promise<boolean> {
-  return (await stores.challenges.get(markKey(challengeId))) !== null;
+/** Whether a valid Private Access Token was redeemed for this challenge id of `sitekey` in the last 10 minutes. */
+export async function isAttested(stores: Stores, challengeId: string, sitekey: string): Promise<boolean> {
+  const mark = (await stores.challenges.get(markKey(challengeId))) as { site?: string } | null;
+  return mark !== null && mark.site === sitekey;
 }
 
 /**
@@ -199,7 +202,7 @@ function verifyingKey(issuer: PatIssuer): Promise<CryptoKey> {
   return key;
 }
 
-/** Whether a Private Access Token was redeemed for this challenge (private-token.ts); false where none are asked. */
-export async function attestedFor(deps: CaptchaDeps, id: string): Promise<boolean> {
-  return deps.privateTokens === true && (await guardStore(isAttested(deps.stores, id)));
+/** Whether a Private Access Token was redeemed for this challenge of `sitekey` (private-token.ts); false where none are asked. */
+export async function attestedFor(deps: CaptchaDeps, id: string, sitekey: string): Promise<boolean> {
+  return deps.privateTokens === true && (await guardStore(isAttested(deps.stores, id, sitekey)));
 }

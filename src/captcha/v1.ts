@@ -281,7 +281,7 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
     await guardStore(recordRedeemed(deps.stores, state.site, req));
     elapsedMs = checked.elapsedMs;
   }
-  const attested = await attestedFor(deps, id);
+  const attested = await attestedFor(deps, id, state.site);
   const scored = (s: V1State, imageAnswer: boolean) =>
     v1Score(deps, s, proof, { imageAnswer, noImage, elapsedMs, attested });
   if (noImage) return finish(deps, id, state, admitted, scored(state, false));

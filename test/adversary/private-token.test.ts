@@ -105,7 +105,7 @@ describe('Private Access Tokens (PAT_ISSUERS set)', () => {
     // The same id gets the same challenge (the token is checked against it), another id another.
     expect(await challengeHeader(id)).toBe(header);
     expect(await challengeHeader(newChallenge())).not.toBe(header);
-    expect(await isAttested(services.stores, id)).toBe(false);
+    expect(await isAttested(services.stores, id, sitekey)).toBe(false);
   });
 
   it('marks the challenge for a token of the configured issuer', async () => {
@@ -114,7 +114,9 @@ describe('Private Access Tokens (PAT_ISSUERS set)', () => {
     const res = await get(id, authorization);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ attested: true });
-    expect(await isAttested(services.stores, id)).toBe(true);
+    expect(await isAttested(services.stores, id, sitekey)).toBe(true);
+    // The mark is this site's: the same challenge id on another site is not attested.
+    expect(await isAttested(services.stores, id, 'sk_another_site')).toBe(false);
   });
 
   it('refuses a token of a forged issuer (its own key) and marks nothing', async () => {
@@ -125,7 +127,7 @@ describe('Private Access Tokens (PAT_ISSUERS set)', () => {
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ code: 'ERR_PRIVATE_TOKEN', reason: 'unknown-key' });
     expect(res.headers.get('www-authenticate')).toMatch(/^PrivateToken /);
-    expect(await isAttested(services.stores, id)).toBe(false);
+    expect(await isAttested(services.stores, id, sitekey)).toBe(false);
   });
 
   it('refuses a token naming our key whose signature is not its (tampered)', async () => {
@@ -137,7 +139,7 @@ describe('Private Access Tokens (PAT_ISSUERS set)', () => {
     });
     const res = await get(id, forged);
     expect(res.body).toMatchObject({ code: 'ERR_PRIVATE_TOKEN', reason: 'bad-signature' });
-    expect(await isAttested(services.stores, id)).toBe(false);
+    expect(await isAttested(services.stores, id, sitekey)).toBe(false);
     // The refused forgery spent nothing: the genuine token still counts.
     expect((await get(id, good)).status).toBe(200);
   });
@@ -148,8 +150,8 @@ describe('Private Access Tokens (PAT_ISSUERS set)', () => {
     const res = await get(b, forA);
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ code: 'ERR_PRIVATE_TOKEN', reason: 'wrong-challenge' });
-    expect(await isAttested(services.stores, b)).toBe(false);
-    expect(await isAttested(services.stores, a)).toBe(false);
+    expect(await isAttested(services.stores, b, sitekey)).toBe(false);
+    expect(await isAttested(services.stores, a, sitekey)).toBe(false);
   });
 
   it('redeems a token once: replayed, it is refused', async () => {
@@ -185,7 +187,7 @@ describe('Private Access Tokens (PAT_ISSUERS set)', () => {
     const huge = await get(id, `PrivateToken token="${'A'.repeat(40_000)}"`);
     expect(huge.status).toBe(431);
     expect(huge.body).toMatchObject({ code: 'ERR_HEADERS_TOO_LARGE', status: 431 });
-    expect(await isAttested(services.stores, id)).toBe(false);
+    expect(await isAttested(services.stores, id, sitekey)).toBe(false);
     // None of that spent the genuine token.
     expect((await get(id, good)).status).toBe(200);
   });
