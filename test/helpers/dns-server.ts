@@ -7,6 +7,8 @@ export interface TestNameServer {
   readonly address: string;
   /** Queries received for names in the stalled zone. */
   readonly stalledQueries: number;
+  /** Queries received for names in the slow zone. */
+  readonly slowQueries: number;
   close(): Promise<void>;
 }
 
@@ -15,8 +17,11 @@ export interface TestNameServerOptions {
   stallZone: string;
   /** Names answered with A records; everything else is NXDOMAIN. */
   records?: Record<string, string>;
-  /** Reverse names (`4.3.2.1.in-addr.arpa`) answered with PTR records. */
-  ptr?: Record<string, string>;
+  /** A zone answered as the others, but each answer only after `slowMs`. */
+  slowZone?: string;
+  slowMs?: number;
+  /** Reverse names (`4.3.2.1.in-addr.arpa`) answered with PTR records (several: one record each). */
+  ptr?: Record<string, string | string[]>;
 }
 
 function inZone(name: string, zone: string): boolean {
@@ -28,6 +33,7 @@ function inZone(name: string, zone: string): boolean {
 export async function startTestNameServer(opts: TestNameServerOptions): Promise<TestNameServer> {
   const socket: Socket = createSocket('udp4');
   let stalledQueries = 0;
+  let slowQueries = 0;
   socket.on('message', (message, peer) => {
     let query: dnsPacket.Packet;
     try {
@@ -47,7 +53,7 @@ export async function startTestNameServer(opts: TestNameServerOptions): Promise<
     const answers: dnsPacket.Answer[] = address
       ? [{ type: 'A', name: question.name, ttl: 60, data: address }]
       : ptr
-        ? [{ type: 'PTR', name: question.name, ttl: 60, data: ptr }]
+        ? [ptr].flat().map((data): dnsPacket.Answer => ({ type: 'PTR', name: question.name, ttl: 60, data }))
         : [];
     const found = opts.records?.[name] ?? ptr;
     const reply = dnsPacket.encode({
@@ -57,7 +63,10 @@ export async function startTestNameServer(opts: TestNameServerOptions): Promise<
       questions: [question],
       answers,
     });
-    socket.send(reply, peer.port, peer.address);
+    const slow = opts.slowZone !== undefined && inZone(question.name, opts.slowZone);
+    if (slow) slowQueries++;
+    if (slow) setTimeout(() => socket.send(reply, peer.port, peer.address), opts.slowMs ?? 0).unref();
+    else socket.send(reply, peer.port, peer.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   const { port } = socket.address();
@@ -65,6 +74,9 @@ export async function startTestNameServer(opts: TestNameServerOptions): Promise<
     address: `127.0.0.1:${port}`,
     get stalledQueries() {
       return stalledQueries;
+    },
+    get slowQueries() {
+      return slowQueries;
     },
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
