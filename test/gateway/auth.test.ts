@@ -211,6 +211,20 @@ describe('saving gateway settings', () => {
     expect(Object.keys(foreign.body.errors)).toEqual(['hosts.0']);
   });
 
+  it('answers 422 to text PostgreSQL cannot store, and keeps the settings saved before', async () => {
+    for (const contact of ['help\ud800@protected.test', 'help\u0000@protected.test']) {
+      const res = await request(`${server.url}/api/v1/sites/${sitekey}/gateway`, {
+        method: 'PUT',
+        key,
+        json: { gateway: { hosts: [HOST], contact, rules } },
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.code).toBe('ERR_VALIDATION');
+    }
+    const kept = await request(`${server.url}/api/v1/sites/${sitekey}/gateway`, { key });
+    expect(kept.body.data.gateway.contact).not.toMatch(/[\ud800\u0000]/);
+  });
+
   it('reads the settings back, and 404s another account’s site', async () => {
     const res = await request(`${server.url}/api/v1/sites/${sitekey}/gateway`, { key });
     expect(res.status).toBe(200);
