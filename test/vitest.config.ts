@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The schema migrated once per run; each test's database is a copy of it (test/helpers/services.ts). */
+const migratedOnce = 'test/setup/migrated-once.ts';
+
 /**
  * Unit tests: no database, no server of ours, no browser, no child process; each file runs in
  * seconds (`npm run test:unit`). Stores tests use memory unless TEST_REDIS_URL is set.
@@ -79,9 +82,18 @@ export default defineConfig({
       // (a test that fails both times fails the run). Unit tests get no second try.
       {
         extends: true,
-        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...unit, ...browser], retry: 1 },
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...unit, ...browser],
+          retry: 1,
+          globalSetup: [migratedOnce],
+        },
       },
-      { extends: true, test: { name: 'browser', include: browser, exclude: unit, retry: 1 } },
+      {
+        extends: true,
+        test: { name: 'browser', include: browser, exclude: unit, retry: 1, globalSetup: [migratedOnce] },
+      },
     ],
   },
 });
