@@ -67,6 +67,9 @@ export async function openTestServices(opts: TestServiceOptions = {}): Promise<T
     LOG_LEVEL: 'silent',
     // Suites that test rendering ask for it; others never start a browser by accident.
     ANALYZER_RENDER: 'never',
+    // Likewise the environment proof's engine (a Chromium started on the first challenge): the
+    // suites whose tests read its layouts or need a person's score ask for `auto`.
+    CAPTCHA_ENGINE: 'never',
     ...(pg ? { DATABASE_URL: pg.url } : {}),
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...opts.env,

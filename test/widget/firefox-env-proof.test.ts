@@ -23,7 +23,7 @@ let firefox: Browser;
 beforeAll(async () => {
   if (!existsSync(FIREFOX))
     throw new Error(`This test needs Firefox at ${FIREFOX} (Debian: apt-get install firefox-esr).`);
-  services = await openTestServices();
+  services = await openTestServices({ env: { CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   firefox = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
 }, 120_000);
