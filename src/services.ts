@@ -55,13 +55,16 @@ export async function openServices(
   opts: {
     keyPrefix?: string;
     dataDir?: string | null;
+    /** With no DATABASE_URL and no data folder: the embedded database's starting data (`snapshot` in src/db/orm.ts). */
+    embeddedSnapshot?: Blob;
     /** Open the job queue and start this instance's audit and webhook workers ({@link startQueue}). */
     queue?: boolean;
   } = {},
 ): Promise<OpenedServices> {
   resolveTokenKey(config);
   const dataDir = opts.dataDir === null ? undefined : (opts.dataDir ?? config.DATA_DIR);
-  const db = await initORM({ databaseUrl: config.DATABASE_URL, dataDir });
+  const snapshot = config.DATABASE_URL ? undefined : opts.embeddedSnapshot;
+  const db = await initORM({ databaseUrl: config.DATABASE_URL, dataDir, snapshot });
   const slots = databaseSlots(db.orm, {
     perTenant: config.ANALYZER_KEY_CONCURRENCY,
     queued: config.ANALYZER_KEY_QUEUE,

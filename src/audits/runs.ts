@@ -91,7 +91,7 @@ export async function startRun(
 
 /**
  * The crawler's module, loaded by the first job that crawls: it brings the analyzer's fetcher,
- * which an instance that never runs an audit need not hold (test/build.test.ts, "lean" start).
+ * which an instance that never runs an audit need not hold (test/build.browser.test.ts, "lean" start).
  */
 const crawling = () => import('./crawl.ts');
 

@@ -18,6 +18,12 @@ export interface DatabaseTarget {
    * process; by default long enough for a crashed holder's lock to go stale.
    */
   lockWaitMs?: number;
+  /**
+   * A tarball of an embedded database's data directory (PGlite's `dumpDataDir`) that an
+   * in-memory database starts from instead of an empty one; not with `dataDir`. Tests start
+   * each database from one migrated once per run (test/setup/migrated-once.ts).
+   */
+  snapshot?: Blob;
 }
 
 /** Both the ORM and, in embedded mode, the PGlite instance it borrows (closed with it). */
@@ -47,6 +53,7 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
     });
     return { orm, close: () => orm.close(true) };
   }
+  if (target.snapshot && target.dataDir) throw new Error('a snapshot starts an in-memory database only, not a dataDir');
   let dataDir: string | undefined;
   // One process owns an embedded database directory: taken before PGlite opens a file.
   let lock: HeldLock | undefined;
@@ -67,7 +74,12 @@ export async function initORM(target: DatabaseTarget, overrides: Partial<Options
       import('./pglite-statements.ts'),
       import('./pglite-module.ts'),
     ]);
-    pglite = await PGlite.create({ dataDir, extensions: { pg_trgm }, wasmModule: await embeddedWasmModule() });
+    pglite = await PGlite.create({
+      dataDir,
+      loadDataDir: target.snapshot,
+      extensions: { pg_trgm },
+      wasmModule: await embeddedWasmModule(),
+    });
     const opened = pglite;
     orm = await MikroORM.init({
       ...baseOptions(),

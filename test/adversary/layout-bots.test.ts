@@ -123,7 +123,7 @@ describe.skipIf(skipE2e)('the layout-library bots against the service', () => {
   const ORIGIN = 'https://shop.example';
 
   beforeAll(async () => {
-    services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+    services = await openTestServices({ env: { TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto' } });
     server = await startTestServer(services);
     site = await createTestSite(services, [ORIGIN]);
   });

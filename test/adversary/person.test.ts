@@ -26,7 +26,7 @@ const people: Person[] = [];
 const bots: HeadlessBot[] = [];
 
 beforeAll(async () => {
-  services = await openTestServices();
+  services = await openTestServices({ env: { CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   pages = await startWidgetPage(server.url);
   for (const actor of ['person', 'stealth', 'as-launched', 'no-image'])

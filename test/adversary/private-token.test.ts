@@ -230,7 +230,9 @@ describe('a Private Access Token lifts its challenge’s score', () => {
 
   beforeAll(async () => {
     const tokenKey = Buffer.from(await getPublicKeyBytes(issuerKeys.publicKey)).toString('base64url');
-    scored = await openTestServices({ env: { PAT_ISSUERS: `${ISSUER}=${tokenKey}`, TRUST_PROXY: 'true' } });
+    scored = await openTestServices({
+      env: { PAT_ISSUERS: `${ISSUER}=${tokenKey}`, TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto' },
+    });
     scoredServer = await startTestServer(scored);
     site = await createTestSite(scored, [ORIGIN]);
   }, 60_000);

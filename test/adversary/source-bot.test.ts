@@ -22,7 +22,7 @@ const LEVELS = ['low', 'default', 'high'] as const;
 const sites: Record<string, { sitekey: string; secret: string }> = {};
 
 beforeAll(async () => {
-  services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+  services = await openTestServices({ env: { TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   for (const level of LEVELS) sites[level] = await createTestSite(services, [ORIGIN], { security_level: level });
 });

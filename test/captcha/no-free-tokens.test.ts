@@ -27,7 +27,7 @@ const ORIGIN = 'https://shop.example';
 const human = { webdriver: false, time_on_page_ms: 8000, interactions: 7 };
 
 beforeAll(async () => {
-  services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+  services = await openTestServices({ env: { TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   site = await createTestSite(services, [ORIGIN]);
   other = await createTestSite(services, [ORIGIN]);

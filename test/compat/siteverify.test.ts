@@ -24,7 +24,7 @@ let shop: { sitekey: string; secret: string };
 let busy: { sitekey: string; secret: string };
 
 beforeAll(async () => {
-  services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+  services = await openTestServices({ env: { TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   const owner = await createKeyedUser(services, 'compat');
   key = owner.key;

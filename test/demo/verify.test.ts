@@ -18,7 +18,7 @@ let demo: DemoSite;
 let port: number;
 
 beforeAll(async () => {
-  services = await openTestServices();
+  services = await openTestServices({ env: { CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   port = server.server.port;
   const { user } = await createKeyedUser(services, 'local');

@@ -148,7 +148,8 @@ export interface Stack {
 
 /** The service, a demo site for its own origin(s), and a page server with a registered site. */
 export async function startStack(): Promise<Stack> {
-  const services = await openTestServices();
+  // A person's page in Chromium earns the environment proof only against the service's engine.
+  const services = await openTestServices({ env: { CAPTCHA_ENGINE: 'auto' } });
   const server = await startTestServer(services);
   const pages = await new PageServer().start();
   const { user } = await createKeyedUser(services, 'e2e');

@@ -42,7 +42,7 @@ describe('GET /metrics', () => {
   let key: string;
 
   beforeAll(async () => {
-    services = await openTestServices({ env: { API_RATE_LIMIT: '3' }, store: 'memory' });
+    services = await openTestServices({ env: { API_RATE_LIMIT: '3', CAPTCHA_ENGINE: 'auto' }, store: 'memory' });
     server = await startTestServer(services);
     key = (await createKeyedUser(services, 'metrics')).key;
   });

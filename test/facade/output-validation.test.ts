@@ -84,7 +84,7 @@ let realServer: RunningServer;
 let key: string;
 
 beforeAll(async () => {
-  services = await openTestServices();
+  services = await openTestServices({ env: { CAPTCHA_ENGINE: 'auto' } });
   const options = { port: 0, host: '127.0.0.1', requestTimeoutMs: 10_000 };
   leakyServer = await listen(createApp(services, leakyRouter), options);
   // The production app: /trpc serves the typed client's procedures, siteverify among them.

@@ -25,7 +25,7 @@ const siteverifyPaths = [
 ];
 
 beforeAll(async () => {
-  services = await openTestServices();
+  services = await openTestServices({ env: { CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   const keyed = await createKeyedUser(services, 'query');
   key = keyed.key;

@@ -23,7 +23,7 @@ describe.runIf(runnable)('Redis stopped during a run', () => {
 
   beforeAll(async () => {
     redis = await privateRedis();
-    services = await openTestServices({ env: { REDIS_URL: redis.url } });
+    services = await openTestServices({ env: { REDIS_URL: redis.url, CAPTCHA_ENGINE: 'auto' } });
     expect(services.stores.kind).toBe('redis');
     server = await startTestServer(services);
     site = await createTestSite(services, [origin]);
@@ -81,7 +81,9 @@ describe.runIf(runnable)('Redis frozen during a run (connected, not answering)',
   beforeAll(async () => {
     redis = await privateRedis();
     // The watchdog (src/stores/redis-watchdog.ts) stands in for a per-command timeout.
-    services = await openTestServices({ env: { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '400' } });
+    services = await openTestServices({
+      env: { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '400', CAPTCHA_ENGINE: 'auto' },
+    });
     server = await startTestServer(services);
     site = await createTestSite(services, [origin]);
   });

@@ -49,7 +49,7 @@ beforeAll(async () => {
     // .2's name resolves elsewhere: its PTR alone proves nothing.
     records: { 'crawl-66-249-66-1.googlebot.com': '66.249.66.1', 'crawl-66-249-66-2.googlebot.com': '66.249.66.99' },
   });
-  services = await openTestServices({ env: { GATEWAY_DNS_SERVERS: ns.address } });
+  services = await openTestServices({ env: { GATEWAY_DNS_SERVERS: ns.address, CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   root = mkdtempSync(path.join(os.tmpdir(), 'gw-site-'));
   writeFixtureSite(root);

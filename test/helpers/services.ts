@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { readFile } from 'node:fs/promises';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openServices, type OpenedServices } from '../../src/services.ts';
@@ -7,49 +7,15 @@ import { createUser } from '../../src/accounts/users.ts';
 import { createApiKey } from '../../src/accounts/api-keys.ts';
 import { createApp } from '../../facade/app.ts';
 import { listen, type RunningServer } from '../../facade/server.ts';
+import { freshPostgresDatabase, type PostgresDatabase } from './postgres-database.ts';
+
+export { freshPostgresDatabase };
 
 /** Real PostgreSQL/Redis when CI gives them; embedded PGlite and memory stores otherwise. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
 
 export const silentLog = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-
-/**
- * A fresh database of its own on the PostgreSQL server named by `adminUrl`, so test files
- * running in parallel never share tables. Returns its URL and a function that drops it.
- */
-export async function freshPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const admin = await MikroORM.init({
-    clientUrl: adminUrl,
-    entities: [],
-    discovery: { warnWhenNoEntities: false },
-    pool: { min: 0, max: 1 },
-  });
-  try {
-    await admin.em.getConnection().execute(`create database "${name}"`);
-  } finally {
-    await admin.close(true);
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const again = await MikroORM.init({
-        clientUrl: adminUrl,
-        entities: [],
-        discovery: { warnWhenNoEntities: false },
-        pool: { min: 0, max: 1 },
-      });
-      try {
-        await again.em.getConnection().execute(`drop database if exists "${name}" with (force)`);
-      } finally {
-        await again.close(true);
-      }
-    },
-  };
-}
 
 export interface TestServices extends OpenedServices {
   /** Closes everything and drops the per-test database. */
@@ -65,12 +31,34 @@ export interface TestServiceOptions {
 }
 
 /**
+ * The schema migrated once for this run (test/setup/migrated-once.ts); undefined outside the
+ * tiers that set it up, and outside vitest (the benches import these helpers too).
+ */
+const migrated = process.env.VITEST ? (await import('vitest')).inject('migratedDatabase') : undefined;
+
+let snapshot: Promise<Blob> | undefined;
+
+/** The migrated embedded database's data, read once per test file. */
+function embeddedSnapshot(): Promise<Blob> | undefined {
+  if (migrated?.kind !== 'embedded') return undefined;
+  snapshot ??= readFile(migrated.snapshotPath).then((bytes) => new Blob([bytes]));
+  return snapshot;
+}
+
+/** A database of its own on TEST_DATABASE_URL's server, copied from the migrated template when there is one. */
+function testPostgresDatabase(adminUrl: string): Promise<PostgresDatabase> {
+  return freshPostgresDatabase(adminUrl, migrated?.kind === 'postgres' ? { template: migrated.templateName } : {});
+}
+
+/**
  * Opens services for a test: the database from TEST_DATABASE_URL (a fresh database per
- * call) or in-memory PGlite; stores on TEST_REDIS_URL (a random key prefix) or memory.
- * An unreachable server named by a TEST_* variable makes this throw, so the suite fails.
+ * call) or in-memory PGlite, each a copy of the schema migrated once per run where the tier's
+ * global setup made one (else migrated here); stores on TEST_REDIS_URL (a random key prefix)
+ * or memory. An unreachable server named by a TEST_* variable makes this throw, so the suite
+ * fails.
  */
 export async function openTestServices(opts: TestServiceOptions = {}): Promise<TestServices> {
-  const pg = TEST_DATABASE_URL ? await freshPostgresDatabase(TEST_DATABASE_URL) : undefined;
+  const pg = TEST_DATABASE_URL ? await testPostgresDatabase(TEST_DATABASE_URL) : undefined;
   const store = opts.store ?? 'default';
   if (store === 'redis' && !TEST_REDIS_URL) throw new Error('TEST_REDIS_URL is not set');
   const redisUrl = store === 'memory' ? undefined : TEST_REDIS_URL;
@@ -79,6 +67,9 @@ export async function openTestServices(opts: TestServiceOptions = {}): Promise<T
     LOG_LEVEL: 'silent',
     // Suites that test rendering ask for it; others never start a browser by accident.
     ANALYZER_RENDER: 'never',
+    // Likewise the environment proof's engine (a Chromium started on the first challenge): the
+    // suites whose tests read its layouts or need a person's score ask for `auto`.
+    CAPTCHA_ENGINE: 'never',
     ...(pg ? { DATABASE_URL: pg.url } : {}),
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     ...opts.env,
@@ -86,7 +77,12 @@ export async function openTestServices(opts: TestServiceOptions = {}): Promise<T
   const keyPrefix = `test:${randomBytes(6).toString('hex')}:`;
   let services: OpenedServices;
   try {
-    services = await openServices(config, silentLog, { keyPrefix, dataDir: null, queue: opts.queue });
+    services = await openServices(config, silentLog, {
+      keyPrefix,
+      dataDir: null,
+      embeddedSnapshot: pg ? undefined : await embeddedSnapshot(),
+      queue: opts.queue,
+    });
   } catch (err) {
     await pg?.drop().catch(() => {});
     throw err;

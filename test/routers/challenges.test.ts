@@ -13,7 +13,7 @@ let wild: { sitekey: string; secret: string };
 const ORIGIN = 'https://shop.example';
 
 beforeAll(async () => {
-  services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+  services = await openTestServices({ env: { TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   site = await createTestSite(services, [ORIGIN, 'http://localhost:8080']);
   wild = await createTestSite(services, ['https://*.example.org']);

@@ -15,7 +15,7 @@ import { browser, siteverify, v3Token as solvedV3Token } from '../helpers/captch
 let services: TestServices;
 let server: TestServer;
 beforeAll(async () => {
-  services = await openTestServices({ store: 'memory' });
+  services = await openTestServices({ store: 'memory', env: { CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
 });
 afterAll(async () => {

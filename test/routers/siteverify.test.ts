@@ -19,7 +19,7 @@ let shop: { sitekey: string; secret: string };
 let blog: { sitekey: string; secret: string };
 
 beforeAll(async () => {
-  services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+  services = await openTestServices({ env: { TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   shop = await createTestSite(services, ['https://shop.example']);
   blog = await createTestSite(services, ['https://blog.example']);

@@ -17,7 +17,7 @@ let site: { sitekey: string; secret: string };
 const origin = 'https://shop.example';
 
 beforeAll(async () => {
-  services = await openTestServices({ env: { TRUST_PROXY: 'true' } });
+  services = await openTestServices({ env: { TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto' } });
   server = await startTestServer(services);
   site = await createTestSite(services, [origin]);
 });

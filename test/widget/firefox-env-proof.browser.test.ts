@@ -23,7 +23,9 @@ let firefox: Browser;
 beforeAll(async () => {
   if (!existsSync(FIREFOX))
     throw new Error(`This test needs Firefox at ${FIREFOX} (Debian: apt-get install firefox-esr).`);
-  services = await openTestServices();
+  services = await openTestServices({ env: { CAPTCHA_ENGINE: 'auto' } });
+  // The engine starts on its first take; start it here, in set-up, rather than in the test's time.
+  await services.engineReference?.warm();
   server = await startTestServer(services);
   firefox = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
 }, 120_000);

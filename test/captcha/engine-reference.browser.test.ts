@@ -6,7 +6,7 @@ import { bundleNamed } from '../../src/bundles.ts';
 
 let services: TestServices;
 beforeAll(async () => {
-  services = await openTestServices();
+  services = await openTestServices({ env: { CAPTCHA_ENGINE: 'auto' } });
 });
 afterAll(async () => {
   await services?.cleanup();

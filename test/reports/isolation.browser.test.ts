@@ -135,7 +135,7 @@ describe.runIf(chromiumHere)('one key sending more rendered reports than its sha
         ANALYZER_DNS_SERVERS: ns.address,
         ANALYZER_RENDER_TIMEOUT_MS: '8000',
         // The share, not the wait, decides here: the waiting six drain two at a time, each render
-        // taking its full 8 s, past the default 15 s wait (test/analyzer/pool.test.ts tests that bound).
+        // taking its full 8 s, past the default 15 s wait (test/analyzer/pool.unit.test.ts tests that bound).
         ANALYZER_KEY_WAIT_MS: '120000',
       },
     });
