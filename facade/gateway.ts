@@ -42,15 +42,20 @@ function html(ctx: Context, status: number, body: string, nonce: string): void {
   ctx.body = body;
 }
 
-/** The request as the gateway reads it, built once per request and kept in `ctx.state`. */
-function originalOf(ctx: Context, gateway: Gateway, protocol?: ProxyProtocol): OriginalRequest {
-  const state = facadeState(ctx);
-  state.gatewayOriginal ??= gateway.original(
+/** The request as the gateway reads it: a forward-auth call in `protocol`'s headers, else as it came. */
+function readRequest(ctx: Context, gateway: Gateway, protocol?: ProxyProtocol): OriginalRequest {
+  return gateway.original(
     ctx.req.socket.remoteAddress ?? '',
     ctx.headers,
     { method: ctx.method, url: ctx.originalUrl },
     protocol,
   );
+}
+
+/** {@link readRequest}, built once per request and kept in `ctx.state`. */
+function originalOf(ctx: Context, gateway: Gateway, protocol?: ProxyProtocol): OriginalRequest {
+  const state = facadeState(ctx);
+  state.gatewayOriginal ??= readRequest(ctx, gateway, protocol);
   return state.gatewayOriginal;
 }
 
@@ -123,12 +128,7 @@ export function gatewayRouter(services: Services, gateway: Gateway): Router {
     // nginx's `error_page 401` location proxies the original request here with its target in
     // X-Original-URI: send it to the page proper, returning to that target.
     if (asked === undefined) {
-      const challenged = gateway.original(
-        ctx.req.socket.remoteAddress ?? '',
-        ctx.headers,
-        { method: ctx.method, url: ctx.originalUrl },
-        'nginx',
-      );
+      const challenged = readRequest(ctx, gateway, 'nginx');
       if (challenged.target.ok && challenged.target.path !== `${GATEWAY_PREFIX}/challenge`) {
         if (!isNavigation(challenged.method, ctx.headers))
           return plain(ctx, 401, 'This address needs a browser check first: open the page in a browser.');

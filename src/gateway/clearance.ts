@@ -30,6 +30,17 @@ export function issueClearance(tokenKey: Buffer, b: ClearanceBinding, nowMs: num
   return `${expires}.${mac(tokenKey, b, expires).toString('base64url')}`;
 }
 
+/** A clearance value's parts, or null when it is not shaped as {@link issueClearance} writes it. */
+function parseClearance(value: string | undefined): { expires: number; given: Buffer } | null {
+  if (!value || value.length > 100) return null;
+  const dot = value.indexOf('.');
+  if (dot < 1 || dot > 12) return null;
+  const expiresText = value.slice(0, dot);
+  if (!/^\d+$/.test(expiresText)) return null;
+  const given = Buffer.from(value.slice(dot + 1), 'base64url');
+  return given.length === MAC_BYTES ? { expires: Number(expiresText), given } : null;
+}
+
 /**
  * Whether `value` is a clearance for this binding that has not expired, compared in constant
  * time. Malformed values, another site, network or User-Agent, and expired ones are all false.
@@ -40,21 +51,12 @@ export function checkClearance(
   b: ClearanceBinding,
   nowMs: number,
 ): boolean {
-  if (!value || value.length > 100) return false;
-  const dot = value.indexOf('.');
-  if (dot < 1 || dot > 12) return false;
-  const expiresText = value.slice(0, dot);
-  if (!/^\d+$/.test(expiresText)) return false;
-  const expires = Number(expiresText);
-  if (expires * 1000 <= nowMs) return false;
-  const given = Buffer.from(value.slice(dot + 1), 'base64url');
-  if (given.length !== MAC_BYTES) return false;
-  return timingSafeEqual(given, mac(tokenKey, b, expires));
+  const parsed = parseClearance(value);
+  if (!parsed || parsed.expires * 1000 <= nowMs) return false;
+  return timingSafeEqual(parsed.given, mac(tokenKey, b, parsed.expires));
 }
 
 /** A clearance value's expiry in unix seconds, as it states it (check it with {@link checkClearance} first), or null. */
 export function clearanceExpiry(value: string): number | null {
-  const dot = value.indexOf('.');
-  const n = Number(value.slice(0, dot));
-  return dot > 0 && Number.isSafeInteger(n) ? n : null;
+  return parseClearance(value)?.expires ?? null;
 }

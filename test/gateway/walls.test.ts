@@ -131,26 +131,38 @@ afterAll(async () => {
 
 interface WireResponse {
   status: number;
+  /** The response's header lines, as sent. */
+  head: string;
   body: string;
 }
 
 /**
  * One request with the target written as is into the request line (no client library
  * normalises it), on a 10 s deadline. A proxy that closes without an answer counts as 0.
+ * With `form`, a POST of it as `application/x-www-form-urlencoded`.
  */
-function wire(port: number, target: string, headers: Record<string, string>): Promise<WireResponse> {
+function wire(
+  port: number,
+  target: string,
+  headers: Record<string, string>,
+  form?: Record<string, string>,
+): Promise<WireResponse> {
+  const body = form ? new URLSearchParams(form).toString() : '';
+  const sent = form
+    ? { ...headers, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(body.length) }
+    : headers;
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => socket.destroy(new Error(`no answer to ${target} within 10 s`)), 10_000);
     socket.on('connect', () => {
       const lines = [
-        `GET ${target} HTTP/1.1`,
-        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+        `${form ? 'POST' : 'GET'} ${target} HTTP/1.1`,
+        ...Object.entries(sent).map(([k, v]) => `${k}: ${v}`),
         'Connection: close',
       ];
       // write, not end: nginx takes a client's half-close as leaving, and answers nothing.
-      socket.write(Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'));
+      socket.write(Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body}`, 'latin1'));
     });
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', (err) => {
@@ -161,7 +173,8 @@ function wire(port: number, target: string, headers: Record<string, string>): Pr
       clearTimeout(timer);
       const text = Buffer.concat(chunks).toString('latin1');
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0);
-      resolve({ status, body: text.slice(text.indexOf('\r\n\r\n') + 4) });
+      const end = text.indexOf('\r\n\r\n');
+      resolve({ status, head: text.slice(0, end), body: text.slice(end + 4) });
     });
   });
 }
@@ -520,28 +533,14 @@ describe.skipIf(skip)('a clearance at a person’s pace', () => {
       const used = process.cpuUsage(before);
       solvingCpuUs += used.user + used.system;
       solves++;
-      const res = await new Promise<{ status: number; cookie: string; body: string }>((resolve, reject) => {
-        const body = new URLSearchParams({ 'ac-response': token, return: '/' }).toString();
-        const req = net.connect(proxies.nginx.port, '127.0.0.1', () =>
-          req.write(
-            `POST /.auditcaptcha/clearance HTTP/1.1\r\nHost: ${headers.Host}\r\nUser-Agent: ${BROWSER_UA}\r\nX-Test-Client: ${ip}\r\n` +
-              `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-          ),
-        );
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('error', reject);
-        req.on('close', () => {
-          const text = Buffer.concat(chunks).toString();
-          resolve({
-            body: text,
-            status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1] ?? 0),
-            cookie: new RegExp(`${CLEARANCE_COOKIE}=[^;\\r]+`).exec(text)?.[0] ?? '',
-          });
-        });
-      });
+      const res = await wire(
+        proxies.nginx.port,
+        '/.auditcaptcha/clearance',
+        { Host: headers.Host, 'User-Agent': BROWSER_UA, 'X-Test-Client': ip },
+        { 'ac-response': token, return: '/' },
+      );
       expect(res.status, /<p>([^<]*)<\/p>/.exec(res.body)?.[1]).toBe(303);
-      cookie = res.cookie;
+      cookie = new RegExp(`${CLEARANCE_COOKIE}=[^;\\r]+`).exec(res.head)?.[0] ?? '';
     };
     const deadline = Date.now() + 20_000;
     await solve();
