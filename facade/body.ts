@@ -58,7 +58,7 @@ export function bodyParser(limitBytes: number): Middleware {
     } catch (err) {
       // A body that does not inflate under its Content-Encoding is malformed, not our failure.
       if (/^Z_/.test(String((err as { code?: unknown })?.code))) {
-        throw new AppError('BAD_REQUEST', 'Malformed request body.', { cause: err });
+        throw new AppError('ERR_BAD_REQUEST', 'Malformed request body.', { cause: err });
       }
       throw err;
     }
@@ -71,7 +71,7 @@ export function bodyParser(limitBytes: number): Middleware {
     const kind = bodyKind(ctx);
     if (!kind) {
       throw new AppError(
-        'UNSUPPORTED_MEDIA_TYPE',
+        'ERR_UNSUPPORTED_MEDIA_TYPE',
         'Unsupported content type; send application/json or application/x-www-form-urlencoded.',
       );
     }

@@ -53,13 +53,7 @@ function ownOrigin(ctx: Context, config: Pick<Config, 'PUBLIC_URL'>): string {
 /** 403 ERR_CSRF unless a change comes from our origin with the session's token. */
 export function checkCsrf(ctx: Context, config: Pick<Config, 'PUBLIC_URL'>, secret: string): void {
   if (!sameOrigin(ctx, config) || !csrfMatches(secret, ctx.get(CSRF_HEADER) || undefined)) {
-    throw new AppError(
-      'FORBIDDEN',
-      'This change needs the console session’s X-CSRF-Token, from the console’s origin.',
-      {
-        code: 'ERR_CSRF',
-      },
-    );
+    throw new AppError('ERR_CSRF', 'This change needs the console session’s X-CSRF-Token, from the console’s origin.');
   }
 }
 

@@ -78,7 +78,7 @@ export function consoleRouter(services: Services): Router {
       return await bundleNamed(name);
     } catch (err) {
       services.log.error({ err }, `building ${name} failed`);
-      throw new AppError('UNAVAILABLE', 'The console is not available.', { retryAfter: 5 });
+      throw new AppError('ERR_UNAVAILABLE', 'The console is not available.', { retryAfter: 5 });
     }
   };
   const signInLimit = rateLimit(services.stores, {
@@ -113,12 +113,12 @@ export function consoleRouter(services: Services): Router {
   r.post('/console/api/session', signInLimit, bodyParser(4096), async (ctx) => {
     noStore(ctx);
     if (!sameOrigin(ctx, services.config)) {
-      throw new AppError('FORBIDDEN', 'Sign in from the console’s own page.', { code: 'ERR_CSRF' });
+      throw new AppError('ERR_CSRF', 'Sign in from the console’s own page.');
     }
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const key = typeof body.api_key === 'string' ? body.api_key : '';
     if (!key.trim()) {
-      throw new AppError('VALIDATION_FAILED', 'Type your API key.', { errors: { api_key: ['Type your API key.'] } });
+      throw new AppError('ERR_VALIDATION', 'Type your API key.', { errors: { api_key: ['Type your API key.'] } });
     }
     const ttlMs = services.config.CONSOLE_SESSION_HOURS * 3_600_000;
     const opened = await openSession(contextFromKoa(services, ctx).em, key, ttlMs, {

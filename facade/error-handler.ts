@@ -27,9 +27,9 @@ export function errorHandler(): Middleware {
     next().then(
       () => {
         if (ctx.respond === false || (ctx.body !== undefined && ctx.body !== null)) return;
-        if (ctx.status === 404) answer(ctx, new AppError('NOT_FOUND', 'Not found.'));
+        if (ctx.status === 404) answer(ctx, new AppError('ERR_NOT_FOUND', 'Not found.'));
         else if (ctx.status === 405 || ctx.status === 501) {
-          answer(ctx, new AppError('METHOD_NOT_ALLOWED', 'Method not allowed.'));
+          answer(ctx, new AppError('ERR_METHOD_NOT_ALLOWED', 'Method not allowed.'));
         }
       },
       (err: unknown) => answer(ctx, err),

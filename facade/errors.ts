@@ -1,12 +1,6 @@
 import { TRPCError } from '@trpc/server';
-import {
-  AppError,
-  errorCodes,
-  errorStatus,
-  type ErrorKind,
-  type FieldErrors,
-  type PublicErrorCode,
-} from '../src/errors.ts';
+import { isDependencyDown } from '../src/outages.ts';
+import { AppError, codeForStatus, errorCodes, type FieldErrors, type PublicErrorCode } from '../src/errors.ts';
 
 /**
  * The one error body of every route but siteverify (docs/api.md): `code` is stable and
@@ -38,25 +32,6 @@ export interface ErrorResponse {
   unexpected: boolean;
 }
 
-/** Statuses raised by libraries below us (co-body, Koa) that are the client's fault, by code. */
-const httpStatusCodes: Record<number, ErrorKind> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  422: 'VALIDATION_FAILED',
-  429: 'RATE_LIMITED',
-};
-
-const libraryMessages: Partial<Record<ErrorKind, string>> = {
-  BAD_REQUEST: 'Malformed request body.',
-  PAYLOAD_TOO_LARGE: 'Request body too large.',
-  UNSUPPORTED_MEDIA_TYPE: 'Unsupported content type.',
-};
-
 /**
  * The choke point deciding what a client sees of a failure. AppErrors carry their own
  * message; validation failures list fields; library HTTP errors keep their status with a
@@ -67,17 +42,17 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   if (app) return fromAppError(app, false);
   const issues = findValidationIssues(err);
   if (issues) {
-    return fromAppError(new AppError('VALIDATION_FAILED', summarize(issues), { errors: issues }), false);
+    return fromAppError(new AppError('ERR_VALIDATION', summarize(issues), { errors: issues }), false);
   }
-  if (dependencyDown(err)) {
-    const down = new AppError('UNAVAILABLE', 'A dependency is unavailable; try again shortly.', { retryAfter: 5 });
+  if (isDependencyDown(err)) {
+    const down = new AppError('ERR_UNAVAILABLE', 'A dependency is unavailable; try again shortly.', { retryAfter: 5 });
     return fromAppError(down, true);
   }
+  // A library's own HTTP error (co-body's 413, Koa's ctx.throw) keeps its status when it is the
+  // client's fault, with the status's generic code and message; never the library's text.
   const status = libraryStatus(err);
-  const kind = status === undefined ? undefined : httpStatusCodes[status];
-  if (status !== undefined && kind) {
-    return fromAppError(new AppError(kind, libraryMessages[kind] ?? defaultMessage(status)), false);
-  }
+  const code = status !== undefined && status < 500 ? codeForStatus(status) : undefined;
+  if (code) return fromAppError(new AppError(code), false);
   return {
     status: 500,
     body: errorBody('ERR_INTERNAL', 'Internal server error.'),
@@ -95,7 +70,7 @@ function libraryStatus(err: unknown): number | undefined {
 }
 
 function fromAppError(err: AppError, unexpected: boolean): ErrorResponse {
-  const status = errorStatus[err.kind];
+  const status = err.status;
   const headers: Record<string, string> = { ...err.headers };
   if (err.retryAfter !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(err.retryAfter)));
   const body: ErrorBody =
@@ -105,41 +80,6 @@ function fromAppError(err: AppError, unexpected: boolean): ErrorResponse {
   if (err.errors) body.errors = err.errors;
   if (err.reason) body.reason = err.reason;
   return { status, body, headers, unexpected: unexpected || status >= 500 };
-}
-
-/** Connection-level failures of PostgreSQL or Redis (refused, reset, terminated, pool timeout). */
-const connectionCodes = new Set([
-  ...['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'],
-  ...['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006'],
-]);
-const connectionMessages = [
-  'connection terminated',
-  'terminating connection',
-  'client has encountered a connection error',
-  'timeout acquiring a connection',
-  'the client is closed',
-  'socket closed unexpectedly',
-  'client was closed and is not queryable',
-  'connection ended unexpectedly',
-  'connection closed',
-  // knex, for a query on a transaction whose connection died under it (rolled back by then).
-  'transaction query already complete',
-];
-
-/**
- * Whether a failure means a dependency is down rather than a bug: such requests get 503
- * with Retry-After (docs/api.md), not a bare 500. Looks through `cause` chains, since
- * tRPC and MikroORM wrap driver errors.
- */
-function dependencyDown(err: unknown): boolean {
-  let e = err as { code?: unknown; name?: string; message?: string; cause?: unknown } | undefined;
-  for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++, e = e.cause as typeof e) {
-    if (e.name === 'ConnectionException' || e.name === 'KnexTimeoutError') return true;
-    if (typeof e.code === 'string' && connectionCodes.has(e.code)) return true;
-    if (typeof e.message === 'string' && connectionMessages.some((m) => e!.message!.toLowerCase().includes(m)))
-      return true;
-  }
-  return false;
 }
 
 function findAppError(err: unknown): AppError | undefined {
@@ -171,15 +111,4 @@ function summarize(errors: FieldErrors): string {
   const first = errors[fields[0]]?.[0];
   const more = fields.length === 1 ? '' : ` (and ${fields.length - 1} more errors)`;
   return `${fields[0]}: ${first}${more}`;
-}
-
-function defaultMessage(status: number): string {
-  const messages: Record<number, string> = {
-    401: 'Unauthenticated.',
-    403: 'Forbidden.',
-    404: 'Not found.',
-    405: 'Method not allowed.',
-    429: 'Too many requests.',
-  };
-  return messages[status] ?? 'Bad request.';
 }

@@ -35,7 +35,9 @@ function clientGoneSignal(ctx: Context): AbortSignal {
   const controller = new AbortController();
   const { req, res } = ctx;
   const gone = () =>
-    controller.abort(new AppError('BAD_REQUEST', 'The client closed the connection before its answer was written.'));
+    controller.abort(
+      new AppError('ERR_BAD_REQUEST', 'The client closed the connection before its answer was written.'),
+    );
   if (res.writableFinished) return controller.signal;
   if (res.destroyed || req.socket?.destroyed) gone();
   else res.once('close', () => res.writableFinished || gone());

@@ -56,15 +56,15 @@ export function metricsMiddleware(services: Services): Middleware {
   const { metrics, config } = services;
   const serveMetrics = async (ctx: Context) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      throw new AppError('METHOD_NOT_ALLOWED', 'Method not allowed.', { headers: { Allow: 'GET, HEAD' } });
+      throw new AppError('ERR_METHOD_NOT_ALLOWED', 'Method not allowed.', { headers: { Allow: 'GET, HEAD' } });
     }
     if (config.METRICS_TOKEN && !bearerMatches(ctx.get('Authorization'), config.METRICS_TOKEN)) {
-      throw new AppError('UNAUTHORIZED', 'A valid metrics token is required.', {
+      throw new AppError('ERR_UNAUTHORIZED', 'A valid metrics token is required.', {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }
     if (!config.METRICS_TOKEN && !isLoopback(ctx.ip)) {
-      throw new AppError('FORBIDDEN', 'Metrics answer loopback clients only unless METRICS_TOKEN is set.');
+      throw new AppError('ERR_FORBIDDEN', 'Metrics answer loopback clients only unless METRICS_TOKEN is set.');
     }
     const body = await metrics.registry.metrics();
     ctx.set('Cache-Control', 'no-store');

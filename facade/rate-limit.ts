@@ -59,7 +59,7 @@ export function rateLimit(stores: Stores, opts: LimitOptions): Middleware {
       opts.log.warn({ err: (err as Error).message, limit: opts.name }, 'rate-limit store unavailable');
       opts.metrics?.countStoreError('rate_limit');
       if (opts.onStoreError === 'closed') {
-        throw new AppError('UNAVAILABLE', 'Service temporarily unavailable; try again shortly.', { retryAfter: 5 });
+        throw new AppError('ERR_UNAVAILABLE', 'Service temporarily unavailable; try again shortly.', { retryAfter: 5 });
       }
       await next();
       return;
@@ -68,7 +68,7 @@ export function rateLimit(stores: Stores, opts: LimitOptions): Middleware {
     if (!passed) {
       opts.metrics?.countRateLimitRejection(opts.name);
       const after = Math.max(1, Number(facadeState(ctx).rateLimit?.after) || 1);
-      throw new AppError('RATE_LIMITED', `Too many requests; retry in ${after} s.`, { retryAfter: after });
+      throw new AppError('ERR_RATE_LIMITED', `Too many requests; retry in ${after} s.`, { retryAfter: after });
     }
     await next();
   };

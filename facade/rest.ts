@@ -25,7 +25,7 @@ const fieldsInBodyOnly: Middleware = (ctx, next) => {
   if (names.length) {
     const shown = names.slice(0, 10).map((n) => n.slice(0, 64));
     throw new AppError(
-      'BAD_REQUEST',
+      'ERR_BAD_REQUEST',
       `Send fields in the request body, not the query string (got ${shown.join(', ')}).`,
       {
         errors: Object.fromEntries(

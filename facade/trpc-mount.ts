@@ -57,12 +57,12 @@ export function trpcMount(services: Services, router: AnyRouter, prefix = '/trpc
     const paths = calledPaths(ctx.path, prefix);
     if (paths.length > MAX_TRPC_BATCH) {
       throw new AppError(
-        'BAD_REQUEST',
+        'ERR_BAD_REQUEST',
         `A /trpc batch may carry at most ${MAX_TRPC_BATCH} calls; this one has ${paths.length}.`,
       );
     }
     if (paths.some((p) => !served.has(p))) {
-      throw new AppError('NOT_FOUND', 'No such procedure on /trpc.');
+      throw new AppError('ERR_NOT_FOUND', 'No such procedure on /trpc.');
     }
     // Without a key, the procedure itself answers tRPC's UNAUTHORIZED.
     if (ctx.get('Authorization')) await gate(ctx, () => serve(ctx));

@@ -79,7 +79,7 @@ export function widgetRouter(services: Services): Router {
     try {
       return await bundleNamed(name);
     } catch {
-      throw new AppError('UNAVAILABLE', 'The script is not available.', { retryAfter: 5 });
+      throw new AppError('ERR_UNAVAILABLE', 'The script is not available.', { retryAfter: 5 });
     }
   };
 
@@ -144,7 +144,7 @@ export function widgetRouter(services: Services): Router {
       try {
         await demoLimit(ctx, next);
       } catch (err) {
-        if (!(err instanceof AppError) || err.kind !== 'RATE_LIMITED') throw err;
+        if (!(err instanceof AppError) || err.status !== 429) throw err;
         const nonce = randomBytes(16).toString('base64');
         const after = err.retryAfter ?? 60;
         ctx.set('Retry-After', String(after));

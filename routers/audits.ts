@@ -116,7 +116,7 @@ function parseId(text: string): number {
 /** The shared queue; audits need it (an instance opened without one answers 503). */
 function queueOf(ctx: { queue?: JobQueue }): JobQueue {
   if (!ctx.queue)
-    throw new AppError('UNAVAILABLE', 'Site audits are not running on this instance.', { retryAfter: 60 });
+    throw new AppError('ERR_UNAVAILABLE', 'Site audits are not running on this instance.', { retryAfter: 60 });
   return ctx.queue;
 }
 

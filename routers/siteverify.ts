@@ -33,12 +33,12 @@ export const siteverifyVerdict = z.object({
  */
 function refusal(outcome: Exclude<SiteverifyOutcome, { verdict: unknown }>): AppError {
   if (outcome.refused === 'unavailable') {
-    return new AppError('UNAVAILABLE', 'The rate-limit store is unavailable; try again shortly.', {
+    return new AppError('ERR_UNAVAILABLE', 'The rate-limit store is unavailable; try again shortly.', {
       retryAfter: 5,
       cause: outcome.cause,
     });
   }
-  return new AppError('RATE_LIMITED', 'Too many siteverify calls; retry within a minute.', {
+  return new AppError('ERR_RATE_LIMITED', 'Too many siteverify calls; retry within a minute.', {
     retryAfter: outcome.retryAfterSeconds,
     headers: { 'X-RateLimit-Limit': String(outcome.limit), 'X-RateLimit-Remaining': '0' },
   });

@@ -1,7 +1,8 @@
 import { initTRPC, TRPCError } from '@trpc/server';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { AppError, type ErrorKind, type PublicErrorCode } from '../src/errors.ts';
+import { AppError, type PublicErrorCode } from '../src/errors.ts';
 import { authenticateApiKey } from '../src/accounts/api-keys.ts';
 import { rejectUnstorableText } from '../src/input/guards.ts';
 import type { InnerContext } from './context.ts';
@@ -39,19 +40,18 @@ export type Meta = OpenApiMeta<{
   errorCodes?: PublicErrorCode[];
 }>;
 
-const trpcCodeOf: Record<ErrorKind, TRPC_ERROR_CODE_KEY> = {
-  BAD_REQUEST: 'BAD_REQUEST',
-  UNAUTHORIZED: 'UNAUTHORIZED',
-  FORBIDDEN: 'FORBIDDEN',
-  NOT_FOUND: 'NOT_FOUND',
-  METHOD_NOT_ALLOWED: 'METHOD_NOT_SUPPORTED',
-  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
-  VALIDATION_FAILED: 'UNPROCESSABLE_CONTENT',
-  RATE_LIMITED: 'TOO_MANY_REQUESTS',
-  INTERNAL: 'INTERNAL_SERVER_ERROR',
-  UNAVAILABLE: 'SERVICE_UNAVAILABLE',
-};
+/**
+ * tRPC's code for an HTTP status, read from tRPC's own table (the last key of a status wins,
+ * so 400 is BAD_REQUEST, not PARSE_ERROR): our codes carry only their status.
+ */
+const trpcCodeByStatus = new Map<number, TRPC_ERROR_CODE_KEY>(
+  (Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPC_ERROR_CODE_KEY[]).map((code) => [
+    getHTTPStatusCodeFromError(new TRPCError({ code })),
+    code,
+  ]),
+);
+const trpcCodeOf = (status: number): TRPC_ERROR_CODE_KEY =>
+  trpcCodeByStatus.get(status) ?? (status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
 
 const t = initTRPC
   .context<InnerContext>()
@@ -66,7 +66,6 @@ const t = initTRPC
           code: shape.data.code,
           httpStatus: shape.data.httpStatus,
           path: shape.data.path,
-          appCode: app?.kind,
           /** The stable public code, as in REST error bodies (`ERR_NOT_FOUND`, ...). */
           errorCode: app?.code,
           errors: app?.errors,
@@ -77,7 +76,8 @@ const t = initTRPC
   });
 
 /** The TRPCError an AppError stands for: its code, its message, the AppError as `cause`. */
-const asTRPCError = (app: AppError) => new TRPCError({ code: trpcCodeOf[app.kind], message: app.message, cause: app });
+const asTRPCError = (app: AppError) =>
+  new TRPCError({ code: trpcCodeOf(app.status), message: app.message, cause: app });
 
 export const router = t.router;
 

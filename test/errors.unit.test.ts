@@ -1,28 +1,29 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TRPCError } from '@trpc/server';
-import { AppError, defaultCodeOf, errorCodes, errorStatus, notFound, validationError } from '../src/errors.ts';
+import { AppError, codeForStatus, errorCodes, notFound, validationError } from '../src/errors.ts';
 import { errorBody, toErrorResponse } from '../facade/errors.ts';
 
 describe('error codes', () => {
-  it('gives every kind a default code documented with the kind’s status', () => {
-    for (const [kind, code] of Object.entries(defaultCodeOf)) {
-      expect(errorCodes[code].status, kind).toBe(errorStatus[kind as keyof typeof errorStatus]);
-    }
+  it('names one generic code for each status a library may raise', () => {
+    const generic = Object.entries(errorCodes).filter(([, e]) => 'generic' in e);
+    const statuses = generic.map(([, e]) => e.status);
+    expect(new Set(statuses).size).toBe(statuses.length);
+    for (const [code, { status }] of generic) expect(codeForStatus(status)).toBe(code);
+    expect(codeForStatus(418)).toBeUndefined();
   });
 
-  it('keeps the old constructor: a kind alone gets its default code', () => {
-    const err = new AppError('RATE_LIMITED', 'Slow down.', { retryAfter: 3 });
-    expect(err.kind).toBe('RATE_LIMITED');
+  it('takes its status and, unless given, its message from the code', () => {
+    const err = new AppError('ERR_RATE_LIMITED', 'Slow down.', { retryAfter: 3 });
     expect(err.code).toBe('ERR_RATE_LIMITED');
     expect(err.status).toBe(429);
+    expect(new AppError('ERR_AUDIT_PAGE_BUDGET').status).toBe(429);
+    expect(new AppError('ERR_NOT_FOUND').message).toBe(errorCodes.ERR_NOT_FOUND.message);
     expect(notFound('Report').code).toBe('ERR_NOT_FOUND');
     expect(validationError('url', 'Bad.').code).toBe('ERR_VALIDATION');
-  });
-
-  it('takes a code of the same status, and ignores one of another status', () => {
-    expect(new AppError('VALIDATION_FAILED', 'x', { code: 'ERR_ANALYSIS_FAILED' }).code).toBe('ERR_ANALYSIS_FAILED');
-    expect(new AppError('NOT_FOUND', 'x', { code: 'ERR_RATE_LIMITED' }).code).toBe('ERR_NOT_FOUND');
+    // A code of another status than 422 is a type error, not a silent swap.
+    // @ts-expect-error ERR_RATE_LIMITED is a 429
+    expect(validationError('url', 'Bad.', { code: 'ERR_RATE_LIMITED' }).status).toBe(429);
   });
 
   it('builds {code, message, status, errors?} at the choke point, and hides internals', () => {
@@ -37,13 +38,13 @@ describe('error codes', () => {
       errors: { url: ['Could not resolve.'] },
       reason: 'dns',
     });
-    const limited = toErrorResponse(new AppError('RATE_LIMITED', 'Too many.', { retryAfter: 2.2 }));
+    const limited = toErrorResponse(new AppError('ERR_RATE_LIMITED', 'Too many.', { retryAfter: 2.2 }));
     expect(limited.headers['Retry-After']).toBe('3');
     expect(limited.body.code).toBe('ERR_RATE_LIMITED');
     const boom = toErrorResponse(new Error('secret detail'));
     expect(boom).toMatchObject({ status: 500, unexpected: true });
     expect(boom.body).toEqual({ code: 'ERR_INTERNAL', message: 'Internal server error.', status: 500 });
-    const internal = toErrorResponse(new AppError('INTERNAL', 'secret detail'));
+    const internal = toErrorResponse(new AppError('ERR_INTERNAL', 'secret detail'));
     expect(internal.body).toEqual({ code: 'ERR_INTERNAL', message: 'Internal server error.', status: 500 });
     const library = toErrorResponse(Object.assign(new Error('request entity too large'), { status: 413 }));
     expect(library.body).toEqual({ code: 'ERR_PAYLOAD_TOO_LARGE', message: expect.any(String), status: 413 });

@@ -88,10 +88,8 @@ export async function authenticateApiKey(
   const token = parseBearer(authorization);
   if (!token) {
     throw authorization
-      ? new AppError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API key>".', {
-          code: 'ERR_API_KEY_INVALID',
-        })
-      : new AppError('UNAUTHORIZED', 'Missing API key.', { code: 'ERR_API_KEY_MISSING' });
+      ? new AppError('ERR_API_KEY_INVALID', 'Malformed Authorization header; expected "Bearer <API key>".')
+      : new AppError('ERR_API_KEY_MISSING', 'Missing API key.');
   }
   const prefix = apiKeyScheme.prefixOf(token);
   const digest = hashApiKey(token);
@@ -111,7 +109,7 @@ export async function authenticateApiKey(
   const local = localRevocations;
   const row = prefix ? await em.findOne(ApiKeySchema, { prefix }, { populate: ['user'] }) : null;
   if (!apiKeyScheme.matches(token, row?.hash) || !row || row.revokedAt) {
-    throw new AppError('UNAUTHORIZED', 'Invalid or revoked API key.', { code: 'ERR_API_KEY_INVALID' });
+    throw new AppError('ERR_API_KEY_INVALID', 'Invalid or revoked API key.');
   }
   if (opts.stores && shared !== undefined) {
     if (keyCache.size > 10_000) keyCache.clear();

@@ -5,7 +5,7 @@ import { createApiKey } from './api-keys.ts';
 
 export async function createUser(em: EntityManager, input: { name: string; email?: string | null }): Promise<User> {
   if (input.email && (await em.count(UserSchema, { email: input.email })) > 0) {
-    throw new AppError('VALIDATION_FAILED', 'A user with that e-mail exists.', {
+    throw new AppError('ERR_VALIDATION', 'A user with that e-mail exists.', {
       errors: { email: ['A user with that e-mail exists.'] },
     });
   }

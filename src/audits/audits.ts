@@ -54,9 +54,9 @@ export async function createAudit(
   }
   if ((await pagesLeftNow(em, userId, deps.config.AUDIT_DAILY_PAGES)) === 0) {
     throw new AppError(
-      'RATE_LIMITED',
+      'ERR_AUDIT_PAGE_BUDGET',
       `The account's daily page budget (${deps.config.AUDIT_DAILY_PAGES} audit pages) is spent; it renews at 00:00 UTC.`,
-      { code: 'ERR_AUDIT_PAGE_BUDGET', retryAfter: secondsToNextDay() },
+      { retryAfter: secondsToNextDay() },
     );
   }
   const audit = await em.transactional(async (tx) => {

@@ -313,7 +313,7 @@ export async function runDeadPageJob(deps: AuditDeps, job: PageJob, failure: Dea
 
 /** True when the error says the account's share of the analyzer is taken (or the analyzer is full). */
 function analyzerBusy(err: unknown): err is AppError {
-  return err instanceof AppError && err.kind === 'UNAVAILABLE';
+  return err instanceof AppError && err.status === 503;
 }
 
 /**

@@ -54,7 +54,7 @@ export async function guardStore<T>(work: Promise<T>): Promise<T> {
     return await work;
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError('UNAVAILABLE', 'The challenge store is unavailable; try again shortly.', {
+    throw new AppError('ERR_UNAVAILABLE', 'The challenge store is unavailable; try again shortly.', {
       retryAfter: 5,
       cause: err,
     });
@@ -79,18 +79,14 @@ export function redeemProof(
 export async function admit(deps: CaptchaDeps, sitekey: string, req: BrowserRequest): Promise<AdmittedSite> {
   const origin = requestOrigin(req.origin);
   if (!origin) {
-    throw new AppError('FORBIDDEN', 'This route needs an Origin header from a registered origin.', {
-      code: 'ERR_ORIGIN_NOT_ALLOWED',
-    });
+    throw new AppError('ERR_ORIGIN_NOT_ALLOWED', 'This route needs an Origin header from a registered origin.');
   }
   const test = deps.testKeys ? testSitekeyKind(sitekey) : null;
   const site = test
     ? { sitekey, origins: [], test: true, level: 'default' as const, minWorkBits: null }
     : await siteByKey(deps.em, sitekey, deps.now());
   if (!site || (!site.test && !originAllowed(site.origins, origin))) {
-    throw new AppError('FORBIDDEN', 'The origin is not registered for this sitekey.', {
-      code: 'ERR_ORIGIN_NOT_ALLOWED',
-    });
+    throw new AppError('ERR_ORIGIN_NOT_ALLOWED', 'The origin is not registered for this sitekey.');
   }
   return { site, origin, hostname: hostnameOf(origin), test, network: networkKey(req.ip) };
 }

@@ -119,7 +119,7 @@ export type PowVerdict =
 /** Refusal of a proof as a 404 (gone: expired or spent) or a verdict the widget can act on. */
 function refuse(reason: WorkFailure): never {
   if (reason === 'expired' || reason === 'replayed') throw notFound('Challenge');
-  throw new AppError('VALIDATION_FAILED', 'The proof of work does not answer this challenge.', {
+  throw new AppError('ERR_VALIDATION', 'The proof of work does not answer this challenge.', {
     errors: { work: [`The proof was refused (${reason}).`] },
   });
 }

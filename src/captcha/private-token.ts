@@ -121,15 +121,18 @@ export async function attestChallenge(
   authorization: string | undefined,
   req: BrowserRequest,
 ): Promise<{ attested: true }> {
-  if (cfg.issuers.length === 0) throw new AppError('NOT_FOUND', 'Private Access Tokens are not configured.');
+  if (cfg.issuers.length === 0) throw new AppError('ERR_NOT_FOUND', 'Private Access Tokens are not configured.');
   await admit(deps, input.sitekey, req);
   const result = await guardStore(verifyPrivateToken(deps.stores, cfg, input.challenge, authorization));
   if (!result.ok) {
-    throw new AppError('UNAUTHORIZED', 'Send a Private Access Token for one of the challenges in WWW-Authenticate.', {
-      code: 'ERR_PRIVATE_TOKEN',
-      reason: result.reason,
-      headers: { 'WWW-Authenticate': tokenChallenges(cfg, input.challenge), 'Cache-Control': 'no-store' },
-    });
+    throw new AppError(
+      'ERR_PRIVATE_TOKEN',
+      'Send a Private Access Token for one of the challenges in WWW-Authenticate.',
+      {
+        reason: result.reason,
+        headers: { 'WWW-Authenticate': tokenChallenges(cfg, input.challenge), 'Cache-Control': 'no-store' },
+      },
+    );
   }
   await guardStore(markAttested(deps.stores, input.challenge, input.sitekey));
   return { attested: true };

@@ -72,13 +72,13 @@ function newSitekey(): string {
 /** Validates and normalises registered origins; a 422 on `origins` names the bad one. */
 export function parseOrigins(input: readonly string[]): string[] {
   if (input.length === 0)
-    throw new AppError('VALIDATION_FAILED', 'At least one origin is required.', {
+    throw new AppError('ERR_VALIDATION', 'At least one origin is required.', {
       errors: { origins: ['At least one origin is required.'] },
     });
   const out = new Set<string>();
   for (const raw of input) {
     const parsed = normaliseOrigin(raw);
-    if (!parsed.ok) throw new AppError('VALIDATION_FAILED', parsed.reason, { errors: { origins: [parsed.reason] } });
+    if (!parsed.ok) throw new AppError('ERR_VALIDATION', parsed.reason, { errors: { origins: [parsed.reason] } });
     out.add(parsed.origin);
   }
   return [...out];

@@ -257,7 +257,7 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
   const left = () => Math.max(0, V1_LIMITS.attempts - state.attempts);
   const noImage = proof.no_image === true;
   if (!noImage && typeof proof.answer !== 'string') {
-    throw new AppError('VALIDATION_FAILED', 'An answer is required.', {
+    throw new AppError('ERR_VALIDATION', 'An answer is required.', {
       errors: { answer: ['An answer, or no_image, is required.'] },
     });
   }

@@ -36,7 +36,7 @@ export function csrfMatches(sessionSecret: string, given: string | undefined): b
   return typeof given === 'string' && sameSecret(given, csrfTokenOf(sessionSecret));
 }
 
-const invalid = (message: string) => new AppError('UNAUTHORIZED', message, { code: 'ERR_SESSION_INVALID' });
+const invalid = (message: string) => new AppError('ERR_SESSION_INVALID', message);
 
 /**
  * Signs in with an API key (the same check as `Authorization: Bearer`, so a revoked or
@@ -91,9 +91,7 @@ export async function resumeSession(
 }
 
 const confirmationInvalid = () =>
-  new AppError('FORBIDDEN', 'That is not an active API key of this account; type one of its keys.', {
-    code: 'ERR_KEY_CONFIRMATION_INVALID',
-  });
+  new AppError('ERR_KEY_CONFIRMATION_INVALID', 'That is not an active API key of this account; type one of its keys.');
 
 /**
  * A change that mints or changes a credential (an API key, a site secret, a webhook) needs
@@ -112,16 +110,15 @@ export async function confirmSessionKey(
   const key = typed?.trim();
   if (!key) {
     throw new AppError(
-      'FORBIDDEN',
+      'ERR_KEY_CONFIRMATION_REQUIRED',
       'This change creates or changes a credential: type your API key again to confirm it.',
-      { code: 'ERR_KEY_CONFIRMATION_REQUIRED' },
     );
   }
   let confirmed: ApiKey;
   try {
     confirmed = await authenticateApiKey(em, `Bearer ${key}`, opts);
   } catch (err) {
-    if (err instanceof AppError && err.kind === 'UNAUTHORIZED') throw confirmationInvalid();
+    if (err instanceof AppError && err.status === 401) throw confirmationInvalid();
     throw err;
   }
   if (confirmed.user.id !== session.apiKey.user.id) throw confirmationInvalid();

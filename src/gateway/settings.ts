@@ -62,6 +62,6 @@ export function validateGateway(input: GatewaySettings): GatewaySettings {
       ...(rule.headers ? { headers } : {}),
     };
   });
-  if (Object.keys(errors).length) throw new AppError('VALIDATION_FAILED', Object.values(errors)[0][0], { errors });
+  if (Object.keys(errors).length) throw new AppError('ERR_VALIDATION', Object.values(errors)[0][0], { errors });
   return { ...input, hosts, rules };
 }

@@ -55,7 +55,7 @@ export async function setGateway(
         (errors[`hosts.${i}`] ??= []).push(`Add an origin of ${h} (such as https://${h}) to the site first.`);
       else if (taken.has(h)) (errors[`hosts.${i}`] ??= []).push(`${h} is protected by another site.`);
     });
-    if (Object.keys(errors).length) throw new AppError('VALIDATION_FAILED', Object.values(errors)[0][0], { errors });
+    if (Object.keys(errors).length) throw new AppError('ERR_VALIDATION', Object.values(errors)[0][0], { errors });
   }
   try {
     await em.transactional(async (tx) => {
@@ -69,7 +69,7 @@ export async function setGateway(
     });
   } catch (err) {
     if (!(err instanceof UniqueConstraintViolationException)) throw err;
-    throw new AppError('VALIDATION_FAILED', 'One of these hosts was just claimed by another site.', {
+    throw new AppError('ERR_VALIDATION', 'One of these hosts was just claimed by another site.', {
       errors: { hosts: ['One of these hosts was just claimed by another site.'] },
     });
   }

@@ -157,14 +157,12 @@ export function createReportAnalyzer(config: Config, parts: ReportAnalyzerParts 
         // The client went away: nobody reads the answer; the analysis stopped with its reason.
         if (signal?.aborted) throw signal.reason;
         if (err instanceof TenantLimitError) {
-          throw new AppError('UNAVAILABLE', `This API key's share of the analyzer is taken: ${err.message}`, {
-            code: 'ERR_ANALYZER_KEY_BUSY',
+          throw new AppError('ERR_ANALYZER_KEY_BUSY', `This API key's share of the analyzer is taken: ${err.message}`, {
             retryAfter: err.retryAfterSeconds,
           });
         }
         if (err instanceof SaturatedError) {
-          throw new AppError('UNAVAILABLE', 'The analyzer is busy; try again shortly.', {
-            code: 'ERR_ANALYZER_BUSY',
+          throw new AppError('ERR_ANALYZER_BUSY', 'The analyzer is busy; try again shortly.', {
             retryAfter: err.retryAfterSeconds,
           });
         }

@@ -27,7 +27,7 @@ async function expectUnauthorized(p: Promise<unknown>) {
     (e) => e,
   );
   expect(err).toBeInstanceOf(AppError);
-  expect((err as AppError).kind).toBe('UNAUTHORIZED');
+  expect((err as AppError).status).toBe(401);
 }
 
 describe('API keys', () => {

@@ -39,7 +39,7 @@ export const facadeTestRouter = router({
       .input(z.object({ kind: z.enum(['internal', 'unavailable']).default('internal') }))
       .output(z.object({}))
       .query(({ input }) => {
-        if (input.kind === 'unavailable') throw new AppError('UNAVAILABLE', 'Database is down.', { retryAfter: 7 });
+        if (input.kind === 'unavailable') throw new AppError('ERR_UNAVAILABLE', 'Database is down.', { retryAfter: 7 });
         throw new Error('secret internal detail: password=hunter2');
       }),
   }),

@@ -44,7 +44,6 @@ describe('/trpc', () => {
     expect(err).toBeInstanceOf(TRPCClientError);
     expect(err.data.code).toBe('UNAUTHORIZED');
     expect(err.data.httpStatus).toBe(401);
-    expect(err.data.appCode).toBe('UNAUTHORIZED');
     expect(err.data.errorCode).toBe('ERR_API_KEY_MISSING');
   });
 
