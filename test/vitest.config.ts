@@ -14,9 +14,13 @@ const migratedOnce = 'test/setup/migrated-once.ts';
  *   runs in seconds (`npm run test:unit`). Stores tests use memory unless TEST_REDIS_URL is set.
  * - `*.browser.test.ts`, and every test in the folders below: drives a browser (Chromium,
  *   Firefox ESR, a headed one on Xvfb) or builds the image's pages in one.
- * - Every other `*.test.ts`: integration.
+ * - `*.process.test.ts` and `test/cluster/`: runs the service as processes of its own
+ *   (`bin/server.ts`, several instances on one database, SIGTERM, the CLI beside a running
+ *   service), each start paying Node's and tsx's start-up.
+ * - Every other `*.test.ts`: integration, in this process.
  */
 const unit = ['test/**/*.unit.test.ts'];
+const processes = ['test/**/*.process.test.ts', 'test/cluster/**/*.test.ts'];
 const browser = [
   'test/**/*.browser.test.ts',
   'test/adversary/**/*.test.ts',
@@ -25,9 +29,10 @@ const browser = [
 ];
 
 /**
- * Three tiers as vitest projects: `unit`, `integration` (real HTTP through the Koa app, the
- * embedded database or PostgreSQL, memory stores or Redis, child processes) and `browser`.
- * `npm test` runs all three (what CI runs); `npm run test:unit` and the others run one.
+ * Four tiers as vitest projects: `unit`, `integration` (real HTTP through the Koa app, the
+ * embedded database or PostgreSQL, memory stores or Redis, the proxies as child processes),
+ * `process` and `browser`. `npm test` runs unit and integration (minutes); `npm run test:all`
+ * runs every tier, as `.ci/run` does; `npm run test:unit` and the others run one.
  */
 export default defineConfig({
   root,
@@ -49,6 +54,16 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          exclude: [...unit, ...browser, ...processes],
+          retry: 1,
+          globalSetup: [migratedOnce],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'process',
+          include: processes,
           exclude: [...unit, ...browser],
           retry: 1,
           globalSetup: [migratedOnce],
