@@ -5,6 +5,7 @@
  */
 import {
   PgBoss,
+  type Clock,
   fromKnex,
   fromPglite,
   type Db,
@@ -114,6 +115,18 @@ export function sharedPgliteDb(database: Database): Db {
     },
   };
   if (inner.listen) db.listen = inner.listen.bind(inner);
+  // A TestClock sets pg-boss's time on the session; PGlite's one session is the ORM's too.
+  if (inner.setSessionStatements) {
+    const setSessionStatements = inner.setSessionStatements.bind(inner);
+    db.setSessionStatements = async (statements) => {
+      const connection = await client.acquireConnection();
+      try {
+        await setSessionStatements(statements);
+      } finally {
+        await client.releaseConnection(connection);
+      }
+    };
+  }
   return db;
 }
 
@@ -129,6 +142,11 @@ export interface QueueSettings {
   databaseUrl?: string;
   /** How often the maintenance and monitoring passes run (seconds); short in tests. */
   monitorIntervalSeconds?: number;
+  /**
+   * pg-boss's source of time and timers (polls, heartbeats, retry delays, cron): the system
+   * clock, or in tests pg-boss's `TestClock`, which moves only when the test ticks it.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -151,6 +169,7 @@ export async function openQueue(database: Database, settings: QueueSettings, log
     cronMonitorIntervalSeconds: Math.max(1, Math.min(monitor, 30)),
     cronWorkerIntervalSeconds: Math.max(1, Math.min(monitor, 5)),
     queueCacheIntervalSeconds: monitor,
+    ...(settings.clock ? { clock: settings.clock } : {}),
   });
   boss.on('error', (err) => log.warn({ err }, 'job queue'));
   await boss.start();
@@ -163,7 +182,7 @@ export async function openQueue(database: Database, settings: QueueSettings, log
       else {
         // A queue's policy and partitioning are fixed when it is created; the rest may change.
         const { policy: _policy, partition: _partition, ...changeable } = options;
-        await boss.updateQueue(name, changeable);
+        if (Object.keys(changeable).length > 0) await boss.updateQueue(name, changeable);
       }
       defined.add(name);
       if (embedded && !recovered.has(name)) {

@@ -9,6 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { TestClock } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initORM, migrate, type Database } from '../../src/db/orm.ts';
 import { openQueue, QUEUE_SCHEMA, type JobQueue } from '../../src/queue/queue.ts';
@@ -27,13 +28,16 @@ if (TEST_DATABASE_URL) targets.push({ name: 'PostgreSQL', url: TEST_DATABASE_URL
 describe.each(targets)('the queue on $name', ({ url }) => {
   let db: Database;
   let queue: JobQueue;
+  let clock: TestClock;
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const pg = url ? await freshPostgresDatabase(url) : undefined;
     drop = pg ? () => pg.drop() : undefined;
     db = await initORM({ databaseUrl: pg?.url });
     await migrate(db.orm);
-    queue = await openQueue(db, { databaseUrl: pg?.url, monitorIntervalSeconds: 2 }, silentLog);
+    // pg-boss's timers (polls, heartbeats, cron) move only when a test ticks this clock.
+    clock = new TestClock();
+    queue = await openQueue(db, { databaseUrl: pg?.url, monitorIntervalSeconds: 2, clock }, silentLog);
   }, 120_000);
   afterAll(async () => {
     await queue?.stop(0);
@@ -66,20 +70,38 @@ describe.each(targets)('the queue on $name', ({ url }) => {
         resolve({ data: job.data, failure }),
       );
     });
-    // Taken twice and never finished nor heartbeated again, as an instance killed on it leaves it.
+    // Taken twice and never finished nor heartbeated again, as an instance killed on it leaves
+    // it: the clock passes the 10 s heartbeat each time, and the supervisor's pass fails it.
     for (let attempt = 0; attempt < 2; attempt++) {
-      let taken: Array<{ id: string }> = [];
-      while (taken.length === 0) {
-        taken = await queue.boss.fetch('t-heartbeat');
-        if (taken.length === 0) await new Promise((r) => setTimeout(r, 250));
-      }
-      expect(taken[0].id).toBe(id);
+      const taken = await queue.boss.fetch('t-heartbeat');
+      expect(taken.map((j) => j.id)).toEqual([id]);
+      await clock.tick(13_000);
     }
-    expect(await dead).toEqual({
+    const deadline = clock.now() + 60_000;
+    let result: unknown;
+    void dead.then((r) => (result = r));
+    while (result === undefined && clock.now() < deadline) await clock.tick(1_000);
+    expect(result).toEqual({
       data: { n: 7 },
       failure: { queue: 't-heartbeat', attempts: 2, reason: 'job heartbeat timeout' },
     });
-  }, 90_000);
+  });
+
+  it("sends a schedule's occurrence when its minute comes, and only then", async () => {
+    await queue.define('t-cron');
+    // 10:30 in Paris is 09:30 UTC in December; the clock starts at 09:28 UTC.
+    await clock.setTime(Date.UTC(2026, 11, 2, 9, 28, 0));
+    await queue.schedule('t-cron', 'k', '30 10 * * *', 'Europe/Paris', { n: 9 });
+    const sent: unknown[] = [];
+    await queue.work<{ n: number }>('t-cron', 1, async (job) => void sent.push(job.data));
+    // Until 09:30 UTC nothing; in the minute after it, one job.
+    while (clock.now() < Date.UTC(2026, 11, 2, 9, 29, 55)) await clock.tick(5_000);
+    expect(sent).toEqual([]);
+    while (clock.now() < Date.UTC(2026, 11, 2, 9, 32, 0) && sent.length === 0) await clock.tick(5_000);
+    expect(sent).toEqual([{ n: 9 }]);
+    expect(clock.now()).toBeGreaterThanOrEqual(Date.UTC(2026, 11, 2, 9, 30, 0));
+    await queue.unschedule('t-cron', 'k');
+  });
 
   it('keeps its own statements out of an open ORM transaction', async () => {
     await queue.define('t-shared');
