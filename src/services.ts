@@ -11,6 +11,7 @@ import { engineReferenceFrom } from './captcha/engine-reference-from.ts';
 import type { ReferenceSource } from './captcha/engine-reference.ts';
 import { ChallengeAnalytics } from './analytics/counter.ts';
 import type { JobQueue } from './queue/queue.ts';
+import type { Clock } from 'pg-boss';
 
 /** Long-lived things a request may use; built once at start by `openServices`. */
 export interface Services {
@@ -59,6 +60,8 @@ export async function openServices(
     embeddedSnapshot?: Blob;
     /** Open the job queue and start this instance's audit and webhook workers ({@link startQueue}). */
     queue?: boolean;
+    /** The job queue's time and timers (pg-boss's `Clock`); the system clock unless a test drives one. */
+    queueClock?: Clock;
   } = {},
 ): Promise<OpenedServices> {
   resolveTokenKey(config);
@@ -116,7 +119,7 @@ export async function openServices(
     db,
     migrationsApplied: applied,
     startQueue() {
-      starting ??= openQueueOf(services);
+      starting ??= openQueueOf(services, opts.queueClock);
       return starting;
     },
     async close() {
@@ -145,7 +148,7 @@ export async function openServices(
 }
 
 /** Opens the queue and starts this instance's workers; sets `services.queue` once they run. */
-async function openQueueOf(services: OpenedServices): Promise<void> {
+async function openQueueOf(services: OpenedServices, clock: Clock | undefined): Promise<void> {
   const { config, log, analyzer, db } = services;
   const [{ openQueue }, { startAuditWorkers }] = await Promise.all([
     import('./queue/queue.ts'),
@@ -153,7 +156,7 @@ async function openQueueOf(services: OpenedServices): Promise<void> {
   ]);
   const queue = await openQueue(
     db,
-    { databaseUrl: config.DATABASE_URL, monitorIntervalSeconds: config.QUEUE_MONITOR_SECONDS },
+    { databaseUrl: config.DATABASE_URL, monitorIntervalSeconds: config.QUEUE_MONITOR_SECONDS, clock },
     log,
   );
   try {

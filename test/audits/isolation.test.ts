@@ -17,6 +17,7 @@ import {
   type TestServer,
   type TestServices,
 } from '../helpers/services.ts';
+import { driveClock } from '../helpers/driven-clock.ts';
 import { startDeadReceiver, startHostileSite, type DeadReceiver, type HostileSite } from './hostile-site.ts';
 
 let services: TestServices;
@@ -32,9 +33,13 @@ async function site(options: Parameters<typeof startHostileSite>[0]): Promise<Ho
   return started;
 }
 
+// The queue's clock keeps real time; the failing webhook's test skips its retries' backoff.
+const driven = driveClock();
+
 beforeAll(async () => {
   services = await openTestServices({
     queue: true,
+    queueClock: driven.clock,
     env: {
       API_RATE_LIMIT: '100000',
       ANALYZER_ALLOW_PRIVATE: 'true',
@@ -53,6 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await services?.cleanup();
+  await driven.stop();
   await fixture?.close();
   for (const s of sites) await s.close();
 });
@@ -62,12 +68,19 @@ async function api(key: string, method: string, path: string, json?: unknown) {
   return { status: res.status, body: res.body as Record<string, any>, headers: res.headers };
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+/** Polls `fn` until it gives a value; with `skipMs`, the queue's clock skips that much a poll. */
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined>,
+  timeoutMs: number,
+  skipMs = 0,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (skipMs) await driven.skip(skipMs);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -241,7 +254,8 @@ describe("one key's webhooks", () => {
         const page = await site({});
         await audit(c, { url: `${page.url}/`, max_pages: 1 });
         await audit(c, { url: `${page.url}/?2`, max_pages: 1 });
-        // WEBHOOK_DISABLE_AFTER is 2 here: two deliveries that failed all 6 attempts.
+        // WEBHOOK_DISABLE_AFTER is 2 here: two deliveries that failed all 6 attempts, their
+        // backoff (1, 2, 4, 8 and 16 s) skipped on the queue's clock.
         const disabled = await until(
           'the webhook disabled',
           async () => {
@@ -249,7 +263,8 @@ describe("one key's webhooks", () => {
             const h = list.body.data.find((x: { id: number }) => x.id === hookId);
             return h.enabled ? undefined : h;
           },
-          150_000,
+          60_000,
+          2_000,
         );
         expect(disabled.failures_in_row).toBe(2);
         expect(disabled.disabled_reason).toMatch(/WEBHOOK_DISABLE_AFTER = 2/);

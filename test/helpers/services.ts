@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import pino from 'pino';
+import type { Clock } from 'pg-boss';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openServices, type OpenedServices } from '../../src/services.ts';
 import { createUser } from '../../src/accounts/users.ts';
@@ -28,6 +29,8 @@ export interface TestServiceOptions {
   store?: 'default' | 'memory' | 'redis';
   /** Start the job queue and this instance's audit and webhook workers (src/queue). */
   queue?: boolean;
+  /** The queue's clock: pg-boss's `TestClock`, driven by {@link driveClock}; the system clock by default. */
+  queueClock?: Clock;
 }
 
 /**
@@ -82,6 +85,7 @@ export async function openTestServices(opts: TestServiceOptions = {}): Promise<T
       dataDir: null,
       embeddedSnapshot: pg ? undefined : await embeddedSnapshot(),
       queue: opts.queue,
+      queueClock: opts.queueClock,
     });
   } catch (err) {
     await pg?.drop().catch(() => {});
