@@ -8,6 +8,7 @@ import {
   describeRun,
   getAudit,
   latestRun,
+  latestRuns,
   listAudits,
   listRuns,
   runPages,
@@ -168,7 +169,11 @@ export const auditsRouter = router({
     .output(paginated(audit))
     .query(async ({ ctx, input }) => {
       const { rows, total } = await listAudits(ctx.em, ctx.user.id, input.per_page, (input.page - 1) * input.per_page);
-      const data = await Promise.all(rows.map(async (a) => describeAudit(a, await latestRun(ctx.em, a.id))));
+      const latest = await latestRuns(
+        ctx.em,
+        rows.map((a) => a.id),
+      );
+      const data = rows.map((a) => describeAudit(a, latest.get(a.id) ?? null));
       const built = buildPage(data, {
         page: input.page,
         perPage: input.per_page,

@@ -170,6 +170,17 @@ export async function latestRun(em: EntityManager, auditId: number): Promise<Aud
   return em.findOne(AuditRunSchema, { audit: auditId }, { orderBy: { id: 'desc' } });
 }
 
+/** The latest run of each audit, by audit id: two statements, whatever the number of audits. */
+export async function latestRuns(em: EntityManager, auditIds: number[]): Promise<Map<number, AuditRun>> {
+  if (auditIds.length === 0) return new Map();
+  const latest = await em.execute<Array<{ id: number }>>(
+    'select max(id) as id from audit_runs where audit_id in (?) group by audit_id',
+    [auditIds],
+  );
+  const runs = await em.find(AuditRunSchema, { id: { $in: latest.map((r) => Number(r.id)) } });
+  return new Map(runs.map((run) => [run.audit.id, run]));
+}
+
 export async function listAudits(em: EntityManager, userId: number, perPage: number, offset: number) {
   const [rows, total] = await em.findAndCount(
     AuditSchema,

@@ -117,9 +117,13 @@ export async function gatewayFindings(
   } catch {
     return null;
   }
-  const host = target.hostname.toLowerCase();
-  const sites = await em.find(SiteSchema, { owner: ownerId, gateway: { $ne: null } });
-  const site = sites.find((s) => s.gateway?.hosts.includes(host));
+  // The host's one row names its site; the owner's other gateway sites are never read.
+  const row = await em.findOne(
+    GatewayHostSchema,
+    { host: target.hostname.toLowerCase(), site: { owner: ownerId } },
+    { populate: ['site'] },
+  );
+  const site = row?.site;
   if (!site?.gateway) return null;
   const checks = await simulate(
     {

@@ -248,6 +248,11 @@ describe('site audits', () => {
     expect((await api('GET', `/api/v1/audits/${id}`)).body.data.status).toBe('cancelled');
     const list = await api('GET', '/api/v1/audits');
     expect(list.body.meta.total).toBe(1);
+    // Each listed audit carries its latest run's progress (read for the whole page at once).
+    const one = await api('GET', `/api/v1/audits/${id}`);
+    expect(list.body.data).toEqual([
+      expect.objectContaining({ id, status: 'cancelled', progress: one.body.data.progress }),
+    ]);
   });
 });
 
