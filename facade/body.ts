@@ -92,7 +92,8 @@ export function closeAfterUnreadBody(ctx: Context, lingerMs = 2000): void {
   const socket = ctx.req.socket as Socket & { lingering?: boolean };
   if (socket.lingering) return;
   socket.lingering = true;
-  // Node ends a `Connection: close` response with socket.destroySoon(): end, then destroy.
+  // Node ends a `Connection: close` response with socket.destroySoon(): end, then destroy at
+  // once, which resets a client still sending and loses it the answer (docs/decisions/0020).
   socket.destroySoon = function lingeringClose(this: Socket) {
     if (this.writable) this.end();
     const timer = setTimeout(() => this.destroy(), lingerMs);

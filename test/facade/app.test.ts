@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../facade/app.ts';
@@ -169,6 +170,38 @@ describe('routing and errors', () => {
       expect(await send(big, type)).toEqual({ status: 413, body: errorShape(413, 'ERR_PAYLOAD_TOO_LARGE') });
       expect(await send(big, type, true)).toEqual({ status: 413, body: errorShape(413, 'ERR_PAYLOAD_TOO_LARGE') });
     });
+  });
+
+  it('lets a client still sending a body over the limit read its 413 (no TCP reset)', async () => {
+    const { port } = new URL(base);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    let answer = '';
+    let failure: Error | undefined;
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    socket.on('error', (err) => (failure = err));
+    socket.write(
+      `POST /api/test/echo/a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${64 * 1024 * 64}\r\n\r\n`,
+    );
+    // Keeps sending after the answer and reads it only when done, as a client busy uploading
+    // a large body does: a reset meanwhile would throw away the answer waiting in its buffer.
+    socket.pause();
+    for (let i = 0; i < 64 && !socket.destroyed && !socket.writableEnded; i++) {
+      socket.write(chunk);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    socket.resume();
+    await new Promise<void>((resolve) => {
+      if (socket.destroyed) return resolve();
+      socket.once('close', () => resolve());
+      setTimeout(() => resolve(), 5000).unref();
+    });
+    socket.destroy();
+    expect(answer, failure?.message).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('"ERR_PAYLOAD_TOO_LARGE"');
   });
 
   it('answers 422 with field errors for invalid input', async () => {
