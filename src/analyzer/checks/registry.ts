@@ -1,31 +1,74 @@
 /**
- * The registry of page checks: every module of checks/page/ is one check (its default export,
- * the file named after the check's id), found by listing the folder when this module loads.
- * Adding a check is adding its file there; reports, the score, the catalogue,
- * `GET /api/v1/checks` and the share page take it from here.
+ * The registry of page checks, an explicit list (as Lighthouse's default config lists its
+ * audits): each check is one module, `checks/page/<id>.ts`, whose default export is the whole
+ * check, and one line below. Reports, the score, the catalogue, `GET /api/v1/checks` and the
+ * share page take them from here; the other kinds of check (gsb.ts, lab.ts, accessibility.ts)
+ * join them in definitions.ts. `test/analyzer/checks/registry.unit.test.ts` fails when a file
+ * of checks/page/ is missing here or named after another id.
  *
  * Both the main thread (identity, texts and formats, through definitions.ts) and the check
  * workers (the measurements, through run-checks.ts) load it, so a check module imports no
  * library loaded on first use (see helpers.ts).
  */
-import { readdir } from 'node:fs/promises';
 import { locales } from './catalogue/texts.ts';
 import type { PageCategory, PageCheck } from './types.ts';
-
-/**
- * The extension of the modules to load, chosen by this module's own (as check-pool.ts
- * chooses its worker): compiled, the `.js` files tsc wrote beside this one (not their source
- * maps); from the sources (tsx, vitest), the `.ts` files.
- */
-const moduleExtension = import.meta.url.endsWith('.js') ? '.js' : '.ts';
+import page404Page from './page/404_page.ts';
+import brotli from './page/brotli.ts';
+import cacheHeaders from './page/cache_headers.ts';
+import canonical from './page/canonical.ts';
+import charset from './page/charset.ts';
+import contentKeywords from './page/content_keywords.ts';
+import contentLength from './page/content_length.ts';
+import contentSecurityPolicy from './page/content_security_policy.ts';
+import contentTypeOptions from './page/content_type_options.ts';
+import deferJavascript from './page/defer_javascript.ts';
+import deprecatedHtmlTags from './page/deprecated_html_tags.ts';
+import doctype from './page/doctype.ts';
+import domSize from './page/dom_size.ts';
+import favicon from './page/favicon.ts';
+import frameProtection from './page/frame_protection.ts';
+import headings from './page/headings.ts';
+import hreflang from './page/hreflang.ts';
+import hsts from './page/hsts.ts';
+import http2 from './page/http2.ts';
+import httpRequests from './page/http_requests.ts';
+import httpToHttpsRedirect from './page/http_to_https_redirect.ts';
+import httpsEncryption from './page/https_encryption.ts';
+import imageDimensions from './page/image_dimensions.ts';
+import imageFormat from './page/image_format.ts';
+import imageKeywords from './page/image_keywords.ts';
+import inPageLinks from './page/in_page_links.ts';
+import inlineCss from './page/inline_css.ts';
+import jsonLdValid from './page/json_ld_valid.ts';
+import language from './page/language.ts';
+import loadTime from './page/load_time.ts';
+import metaDescription from './page/meta_description.ts';
+import metaViewport from './page/meta_viewport.ts';
+import mixedContent from './page/mixed_content.ts';
+import noindex from './page/noindex.ts';
+import openGraph from './page/open_graph.ts';
+import pageSize from './page/page_size.ts';
+import plaintextEmail from './page/plaintext_email.ts';
+import referrerPolicy from './page/referrer_policy.ts';
+import robots from './page/robots.ts';
+import seoFriendlyUrl from './page/seo_friendly_url.ts';
+import serverSignature from './page/server_signature.ts';
+import sitemap from './page/sitemap.ts';
+import social from './page/social.ts';
+import structuredData from './page/structured_data.ts';
+import textCompression from './page/text_compression.ts';
+import textHtmlRatio from './page/text_html_ratio.ts';
+import title from './page/title.ts';
+import unsafeCrossOriginLinks from './page/unsafe_cross_origin_links.ts';
 
 const categories: ReadonlySet<string> = new Set<PageCategory>(['seo', 'performance', 'security', 'miscellaneous']);
 const importances: ReadonlySet<string> = new Set(['high', 'medium', 'low']);
 
-/** Why `check`, the default export of `file`, is not a page check; undefined when it is one. */
-function problem(check: Partial<PageCheck> | undefined, file: string): string | undefined {
-  if (!check || typeof check !== 'object') return 'has no default export';
-  if (`${check.id}${moduleExtension}` !== file) return `exports id ${String(check.id)}, not its file's name`;
+/** Why `check` is not a page check; undefined when it is one. */
+function problem(check: Partial<PageCheck> | undefined): string | undefined {
+  if (!check || typeof check !== 'object') return 'is not an object';
+  if (typeof check.id !== 'string' || !/^[a-z0-9_]+$/.test(check.id))
+    return 'has no id of lowercase letters, digits and _';
   if (!categories.has(check.category as string)) return `has category ${String(check.category)}`;
   if (!importances.has(check.importance as string)) return `has importance ${String(check.importance)}`;
   if (check.source !== 'page') return `has source ${String(check.source)}`;
@@ -41,27 +84,74 @@ function problem(check: Partial<PageCheck> | undefined, file: string): string | 
 }
 
 /**
- * The page checks of `folder` (a file URL ending in `/`), sorted by `order`. Throws, naming the
- * file, when a module is not a complete page check, or two share an id or an order.
+ * `checks`, sorted by `order`. Throws, naming the check, when one is not a complete page check,
+ * or two share an id or an order.
  */
-export async function loadPageChecks(folder: URL): Promise<PageCheck[]> {
-  const files = (await readdir(folder)).filter((f) => f.endsWith(moduleExtension) && !f.endsWith('.d.ts')).sort();
-  const checks = await Promise.all(
-    files.map(async (file) => {
-      const module = (await import(new URL(file, folder).href)) as { default?: PageCheck };
-      const wrong = problem(module.default, file);
-      if (wrong) throw new Error(`${new URL(file, folder).pathname} ${wrong}.`);
-      return module.default!;
-    }),
-  );
-  checks.sort((a, b) => a.order - b.order);
-  for (let i = 1; i < checks.length; i++) {
-    if (checks[i].order === checks[i - 1].order) {
-      throw new Error(`Page checks ${checks[i - 1].id} and ${checks[i].id} share order ${checks[i].order}.`);
+export function validatePageChecks(checks: ReadonlyArray<Partial<PageCheck>>): PageCheck[] {
+  checks.forEach((check, i) => {
+    const wrong = problem(check);
+    if (wrong) throw new Error(`Page check ${String(check?.id ?? `#${i}`)} ${wrong}.`);
+  });
+  const sorted = [...(checks as PageCheck[])].sort((a, b) => a.order - b.order);
+  const ids = new Set<string>();
+  for (let i = 0; i < sorted.length; i++) {
+    if (ids.has(sorted[i].id)) throw new Error(`Page check ${sorted[i].id} is listed twice.`);
+    ids.add(sorted[i].id);
+    if (i > 0 && sorted[i].order === sorted[i - 1].order) {
+      throw new Error(`Page checks ${sorted[i - 1].id} and ${sorted[i].id} share order ${sorted[i].order}.`);
     }
   }
-  return checks;
+  return sorted;
 }
 
-/** Every page check (checks/page/), in report order. */
-export const pageChecks: readonly PageCheck[] = await loadPageChecks(new URL('./page/', import.meta.url));
+/** Every page check, in report order. */
+export const pageChecks: readonly PageCheck[] = validatePageChecks([
+  page404Page,
+  brotli,
+  cacheHeaders,
+  canonical,
+  charset,
+  contentKeywords,
+  contentLength,
+  contentSecurityPolicy,
+  contentTypeOptions,
+  deferJavascript,
+  deprecatedHtmlTags,
+  doctype,
+  domSize,
+  favicon,
+  frameProtection,
+  headings,
+  hreflang,
+  hsts,
+  http2,
+  httpRequests,
+  httpToHttpsRedirect,
+  httpsEncryption,
+  imageDimensions,
+  imageFormat,
+  imageKeywords,
+  inPageLinks,
+  inlineCss,
+  jsonLdValid,
+  language,
+  loadTime,
+  metaDescription,
+  metaViewport,
+  mixedContent,
+  noindex,
+  openGraph,
+  pageSize,
+  plaintextEmail,
+  referrerPolicy,
+  robots,
+  seoFriendlyUrl,
+  serverSignature,
+  sitemap,
+  social,
+  structuredData,
+  textCompression,
+  textHtmlRatio,
+  title,
+  unsafeCrossOriginLinks,
+]);

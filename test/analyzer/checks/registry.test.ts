@@ -3,16 +3,16 @@
  * `GET /api/v1/checks` through the real Koa app, a report's results, the share page, and the
  * report as the console reads it (tRPC `reports.get`; the console shows the results it gets
  * there). The service's code is copied to a temporary folder, one check module is written into
- * the copy's src/analyzer/checks/page/, and the copy's app runs here, untouched otherwise.
+ * the copy's src/analyzer/checks/page/ with its line in the copy's registry, and the copy's app
+ * runs here, untouched otherwise.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { load } from 'cheerio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Catalogue from '../../../src/analyzer/checks/catalogue/index.ts';
-import { loadPageChecks } from '../../../src/analyzer/checks/registry.ts';
 import type * as Services from '../../helpers/services.ts';
 import { startFixtureSite, type FixtureSite } from '../../helpers/fixture-site.ts';
 import { request } from '../../helpers/http.ts';
@@ -78,6 +78,14 @@ beforeAll(async () => {
   symlinkSync(path.join(root, 'node_modules'), path.join(work, 'node_modules'));
   mkdirSync(path.join(work, 'src/analyzer/checks/page'), { recursive: true });
   writeFileSync(path.join(work, 'src/analyzer/checks/page/paragraphs.ts'), paragraphs);
+  // ...and its line in the registry's list.
+  const registry = path.join(work, 'src/analyzer/checks/registry.ts');
+  writeFileSync(
+    registry,
+    readFileSync(registry, 'utf8')
+      .replace('import { locales }', "import paragraphs from './page/paragraphs.ts';\nimport { locales }")
+      .replace('validatePageChecks([\n', 'validatePageChecks([\n  paragraphs,\n'),
+  );
 
   catalogue = await fromCopy<typeof Catalogue>('src/analyzer/checks/catalogue/index.ts');
   const helpers = await fromCopy<typeof Services>('test/helpers/services.ts');
@@ -95,7 +103,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe('a page check added in one file', () => {
+describe('a page check added as one file and one line', () => {
   it('is in the catalogue, after the check its order follows', () => {
     const ids = catalogue.checkCatalogue().map((e) => e.id);
     expect(ids.indexOf('paragraphs')).toBe(ids.indexOf('doctype') + 1);
@@ -163,48 +171,5 @@ describe('a page check added in one file', () => {
     expect(got.status).toBe(200);
     const read = (await got.json()) as { result: { data: { data: { results: Record<string, unknown> } } } };
     expect(read.result.data.data.results.paragraphs).toMatchObject(measured);
-  });
-});
-
-describe('the registry', () => {
-  /** A folder of check modules, each `[file, id, order]`, complete apart from what `extra` overrides. */
-  function folder(modules: Array<[file: string, id: string, order: number]>, extra = ''): URL {
-    const dir = mkdtempSync(path.join(work, 'checks-'));
-    for (const [file, id, order] of modules) {
-      const texts = "{ en: { title: 'T', description: 'D.', fix: 'F.' } }";
-      writeFileSync(
-        path.join(dir, file),
-        `export default { id: '${id}', category: 'seo', importance: 'low', source: 'page', order: ${order}, ` +
-          `rendered: false, texts: ${texts}, value: { unit: 'text', format: { type: 'text' } }, ` +
-          `run: () => ({ passed: true, value: null }), ${extra} };\n`,
-      );
-    }
-    return pathToFileURL(`${dir}/`);
-  }
-
-  it('loads every module of a folder, in order', async () => {
-    const checks = await loadPageChecks(
-      folder([
-        ['b.ts', 'b', 20],
-        ['a.ts', 'a', 30],
-        ['c.ts', 'c', 10],
-      ]),
-    );
-    expect(checks.map((c) => c.id)).toEqual(['c', 'b', 'a']);
-  });
-
-  it('refuses a module that is not a complete check, naming its file', async () => {
-    await expect(loadPageChecks(folder([['a.ts', 'b', 10]]))).rejects.toThrow(/a\.ts exports id b/);
-    await expect(loadPageChecks(folder([['a.ts', 'a', 10]], "texts: { en: { title: 'T' } }"))).rejects.toThrow(
-      /a\.ts has no title, description or fix in en/,
-    );
-    await expect(
-      loadPageChecks(
-        folder([
-          ['a.ts', 'a', 10],
-          ['b.ts', 'b', 10],
-        ]),
-      ),
-    ).rejects.toThrow(/share order 10/);
   });
 });
