@@ -16,7 +16,7 @@ function check(id: string, order: number, extra: Partial<PageCheck> = {}): Parti
     value: { unit: 'text', format: { type: 'text' } },
     run: () => ({ passed: true, value: null }),
     ...extra,
-  } as Partial<PageCheck>;
+  };
 }
 
 describe('the registry of page checks', () => {
