@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Stores } from '../stores/index.ts';
 import { siteBySecret, type SiteBySecret } from './sites.ts';
 import { isDummyToken, isTestSitekey, testSecretKind, type TestSecretKind } from './test-keys.ts';
-import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS, type TokenClaims } from './tokens.ts';
+import { isExpired, MAX_TOKEN_LENGTH, openToken, type TokenClaims } from './tokens.ts';
+import { checkToken, NETWORK_MISMATCH_SCORE, spendToken, type TokenRefusal } from './token-rules.ts';
 import type { CountedRedemption } from '../stores/spent-token-store.ts';
 import { siteverifyLimit } from './siteverify-limit.ts';
 import { isIP } from 'node:net';
@@ -137,15 +138,14 @@ function normalise(input: SiteverifyInput): Normalised {
 }
 
 /** The score a token keeps when its site relaxes the remoteip check (`remoteip_check: score`). */
-export const REMOTEIP_MISMATCH_SCORE = 0.1;
+export const REMOTEIP_MISMATCH_SCORE = NETWORK_MISMATCH_SCORE;
 
-/**
- * A token solved on another network than the visitor the site names: the token was carried
- * from where it was solved (a solving farm, a relay) to where it is used. False when the check
- * does not apply: no `remoteip`, a token without its network, or the site turned it off.
- */
-function remoteipMismatch(claims: TokenClaims, remoteNet: string | undefined, site: SiteBySecret): boolean {
-  return remoteNet !== undefined && claims.net !== null && site.remoteipCheck !== 'off' && claims.net !== remoteNet;
+/** Siteverify's answer to a token the rules refuse (token-rules.ts). */
+function refusalVerdict(refusal: TokenRefusal, claims: TokenClaims | undefined): Verdict {
+  if (refusal === 'expired') return failure('timeout-or-duplicate');
+  if (refusal === 'other-network') return failure('remoteip-mismatch');
+  if (refusal === 'below-minimum' && claims) return belowMinimum(claims);
+  return failure('invalid-input-response');
 }
 
 /** The site a (normalised) secret belongs to; null for a missing, test or unknown secret. */
@@ -182,32 +182,17 @@ async function examine(
   if (testKind) return { verdict: testVerdict(testKind, response, deps) };
 
   if (!site) return { verdict: failure('invalid-input-secret') };
-  if (response.length > MAX_TOKEN_LENGTH) return { verdict: failure('invalid-input-response') };
-  const opened = openToken(response, deps.tokenKey);
-  if (!opened.ok) return { verdict: failure('invalid-input-response') };
-  const claims = opened.claims;
-  if (claims.site !== site.sitekey || (sitekey && sitekey !== site.sitekey))
-    return { verdict: failure('invalid-input-response') };
-  const now = deps.now();
-  if (isExpired(claims, now)) return { verdict: failure('timeout-or-duplicate') };
-  const mismatch = remoteipMismatch(claims, remoteNet, site);
-  if (mismatch && site.remoteipCheck === 'enforce') return { verdict: failure('remoteip-mismatch') };
-  // The minimum judges the evidence the token was solved with (a token sealed by an earlier
-  // version, without a score, counts as 0); a relaxed remoteip check lowers it afterwards.
-  if ((claims.score ?? 0) < site.minScore) return { verdict: belowMinimum(claims) };
-  const redeemed = mismatch
-    ? {
-        ...claims,
-        score: Math.min(claims.score ?? REMOTEIP_MISMATCH_SCORE, REMOTEIP_MISMATCH_SCORE),
-        reasons: [...claims.reasons, 'remoteip_mismatch'],
-      }
-    : claims;
-
-  const remainingMs = claims.iat + TOKEN_TTL_MS - now;
-  // Spent marks outlive the token by a margin, so clock steps cannot reopen it.
-  const markTtl = Math.max(1000, remainingMs) + 60_000;
+  if (sitekey && sitekey !== site.sitekey) return { verdict: failure('invalid-input-response') };
+  const checked = checkToken(
+    response,
+    deps.tokenKey,
+    { sitekey: site.sitekey, minScore: site.minScore, network: remoteNet, networkCheck: site.remoteipCheck },
+    deps.now(),
+  );
+  if (!checked.ok) return { verdict: refusalVerdict(checked.refusal, checked.claims) };
+  const { claims, markTtl } = checked;
   const verdictKey = idempotencyKey ? `${site.sitekey}:${idempotencyKey}:${claims.id}` : undefined;
-  return { claims: redeemed, markTtl, verdictKey };
+  return { claims, markTtl, verdictKey };
 }
 
 /** Checks 7-8 of {@link verifyToken}: the idempotent verdict, then the atomic redemption. */
@@ -217,7 +202,7 @@ async function redeem(deps: SiteverifyDeps, { claims, markTtl, verdictKey }: Red
       const earlier = await deps.stores.spentTokens.recallVerdict(verdictKey);
       if (earlier) return earlier as Verdict;
     }
-    if (!(await deps.stores.spentTokens.redeem(claims.id, markTtl))) {
+    if (!(await spendToken(deps.stores, claims, markTtl))) {
       // A retry racing the first call with the same key may find its verdict now.
       const earlier = verdictKey ? await deps.stores.spentTokens.recallVerdict(verdictKey) : null;
       return (earlier as Verdict | null) ?? failure('timeout-or-duplicate');

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.ts';
 import type { Stores } from '../stores/index.ts';
-import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS } from '../captcha/tokens.ts';
+import { checkToken, spendToken, type TokenRefusal } from '../captcha/token-rules.ts';
 import { recordClearance } from '../captcha/evidence.ts';
 import { networkKey } from '../net/client-key.ts';
 import { PROBE_FONT_PATH } from '../bundles.ts';
@@ -97,6 +97,15 @@ export type ClearanceResult =
  * store's version stamp changes), the crawler verifier with its DNS cache, and the two things
  * a proxy asks of us: may this request pass, and may this token become a clearance.
  */
+/** What the challenge page says when a widget token does not buy a clearance. */
+const refusalReasons: Record<TokenRefusal, string> = {
+  malformed: 'The check could not be read.',
+  'other-site': 'The check was for another site.',
+  expired: 'The check expired; please try again.',
+  'other-network': 'The check was solved on another network.',
+  'below-minimum': 'The check did not pass.',
+};
+
 export class Gateway {
   readonly registry: GatewayRegistry;
   readonly crawlers: CrawlerVerifier;
@@ -236,18 +245,22 @@ export class Gateway {
   ): Promise<ClearanceResult> {
     const site = await this.registry.siteFor(original.host);
     if (!site) return { ok: false, reason: 'This host is not protected by the gateway.' };
-    if (!token || token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'The check did not finish.' };
-    const opened = openToken(token, this.key);
-    if (!opened.ok) return { ok: false, reason: 'The check could not be read.' };
-    const c = opened.claims;
-    if (c.site !== site.sitekey || c.hostname !== original.host)
-      return { ok: false, reason: 'The check was for another site.' };
-    if (isExpired(c, now)) return { ok: false, reason: 'The check expired; please try again.' };
-    if (c.net && c.net !== networkKey(original.ip))
-      return { ok: false, reason: 'The check was solved on another network.' };
-    if ((c.score ?? 0) < site.minScore) return { ok: false, reason: 'The check did not pass.' };
-    const spent = await this.stores.spentTokens.redeem(c.id, Math.max(1000, c.iat + TOKEN_TTL_MS - now) + 60_000);
-    if (!spent) return { ok: false, reason: 'This check was already used; please try again.' };
+    if (!token) return { ok: false, reason: 'The check did not finish.' };
+    const checked = checkToken(
+      token,
+      this.key,
+      {
+        sitekey: site.sitekey,
+        minScore: site.minScore,
+        hostname: original.host,
+        network: networkKey(original.ip),
+        networkCheck: 'enforce',
+      },
+      now,
+    );
+    if (!checked.ok) return { ok: false, reason: refusalReasons[checked.refusal] };
+    if (!(await spendToken(this.stores, checked.claims, checked.markTtl)))
+      return { ok: false, reason: 'This check was already used; please try again.' };
     await recordClearance(this.stores, site.sitekey, original.ip);
     const ttl = site.settings.clearance_ttl;
     const cookie = issueClearance(
