@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { abortable } from './abortable.ts';
 import { AnalyzeError } from './errors.ts';
-import type { LookupFunction, ResolvedAddress } from './options.ts';
+import type { LookupFunction, ResolvedAddress } from './resolver.ts';
 import { AnalysisResolver, defaultResolverSettings, type ResolverSettings } from './resolver.ts';
 
 /** Longest URL accepted, in characters. */

@@ -7,30 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { decodeHtml } from './body.ts';
 import type { Fetcher, FetchedResponse } from './fetcher.ts';
-
-/** Outcome of one auxiliary fetch. */
-export interface AuxiliaryFetch {
-  /** The URL requested. */
-  url: string;
-  /** Final status, when a response arrived. */
-  status?: number;
-  /** Final URL after redirects, when a response arrived. */
-  finalUrl?: string;
-  /** Why no response arrived. */
-  error?: string;
-}
-
-/** Everything fetched beside the page. */
-export interface AuxiliaryResults {
-  /** robots.txt; `text` only for 2xx answers. */
-  robots: AuxiliaryFetch & { text?: string };
-  /** The random, surely missing path. */
-  notFound: AuxiliaryFetch;
-  /** The sitemap, from robots.txt `Sitemap:` or /sitemap.xml. */
-  sitemap: AuxiliaryFetch & { source: 'robots.txt' | 'default'; found: boolean };
-  /** The http:// variant of an https page (absent for http pages). */
-  httpVariant?: AuxiliaryFetch;
-}
+import type { AuxiliaryFetch, AuxiliaryResults } from './auxiliary-results.ts';
 
 /** robots.txt is read up to this size, as Google reads it (500 KiB); rules past it are ignored. */
 export const ROBOTS_MAX_BYTES = 500 * 1024;

@@ -4,9 +4,9 @@
  * when the analysis's budget runs out.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { AuxiliaryResults } from './auxiliary.ts';
+import type { AuxiliaryResults } from './auxiliary-results.ts';
 import type { ResultsByCategory } from './checks/types.ts';
-import type { Thresholds } from './options.ts';
+import type { Thresholds } from './thresholds.ts';
 import { readLinks, type LinkResult, type LinkTask } from './links.ts';
 import { PageContext } from './page.ts';
 import { runChecks } from './run-checks.ts';

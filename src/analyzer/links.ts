@@ -6,7 +6,7 @@
  * by count (`maxCandidates`) and by a soft deadline after which it returns what it has.
  */
 import * as cheerio from 'cheerio';
-import { robotsAgentToken } from './options.ts';
+import { robotsAgentToken } from './thresholds.ts';
 import { robotsParser } from './robots-parser.ts';
 
 /** What a crawl may visit: same origin as the start URL, allowed by robots.txt and the path filters. */

@@ -2,40 +2,8 @@
  * Analyzer options: network limits, check thresholds and scoring weights, with defaults.
  */
 import type { CheckPool } from './check-pool.ts';
-import { defaultResolverSettings, type ResolverSettings } from './resolver.ts';
-
-/** Limits the checks compare against. All are inclusive bounds. */
-export interface Thresholds {
-  /** Shortest acceptable <title>, in characters. */
-  titleMinLength: number;
-  /** Longest acceptable <title>, in characters. */
-  titleMaxLength: number;
-  /** Most in-page links (<a href>) before the page counts as a link farm. */
-  maxLinks: number;
-  /** Slowest acceptable page fetch (first request to last body byte, redirects included), ms. */
-  maxLoadTimeMs: number;
-  /** Largest acceptable decoded HTML document, bytes. */
-  maxPageSizeBytes: number;
-  /** Most referenced sub-resources (scripts, stylesheets, images, frames, media...). */
-  maxRequests: number;
-  /** Most DOM elements. */
-  maxDomNodes: number;
-  /** Fewest words of visible text. */
-  minWords: number;
-  /** Smallest visible-text to HTML size ratio, in percent. */
-  minTextHtmlRatio: number;
-  /** Longest URL still considered SEO friendly, in characters. */
-  maxUrlLength: number;
-}
-
-/** One resolved address, as `dns.promises.lookup(host, { all: true })` returns it. */
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-/** Resolves a host name to all of its addresses. Rejects with a `code` (ENOTFOUND...) on failure. */
-export type LookupFunction = (hostname: string) => Promise<ResolvedAddress[]>;
+import { defaultResolverSettings, type LookupFunction, type ResolverSettings } from './resolver.ts';
+import { defaultThresholds, defaultUserAgent, type Thresholds } from './thresholds.ts';
 
 /** Everything `analyzeUrl` can be told. Build one with {@link defaultAnalyzerOptions}. */
 export interface AnalyzerOptions {
@@ -95,23 +63,6 @@ export type AnalyzerOptionsOverrides = Partial<Omit<AnalyzerOptions, 'thresholds
   weights?: Partial<AnalyzerOptions['weights']>;
 };
 
-/** The default thresholds. */
-export const defaultThresholds: Readonly<Thresholds> = Object.freeze({
-  titleMinLength: 1,
-  titleMaxLength: 60,
-  maxLinks: 150,
-  maxLoadTimeMs: 2000,
-  maxPageSizeBytes: 330 * 1024,
-  maxRequests: 50,
-  maxDomNodes: 1500,
-  minWords: 500,
-  minTextHtmlRatio: 10,
-  maxUrlLength: 100,
-});
-
-/** Default User-Agent. */
-export const defaultUserAgent = 'Mozilla/5.0 (compatible; WebsiteAnalyzer/1.0; +https://github.com/auditcaptcha)';
-
 /**
  * Complete options from defaults plus `overrides`. `thresholds` and `weights` are merged key
  * by key, so `{ thresholds: { minWords: 300 } }` keeps the other thresholds.
@@ -143,12 +94,4 @@ export function defaultAnalyzerOptions(overrides: AnalyzerOptionsOverrides = {})
 function stripUndefined<T extends object>(value: T | undefined): Partial<T> {
   if (!value) return {};
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** The robots.txt agent token in a User-Agent ("...compatible; WebsiteAnalyzer/1.0..." gives "WebsiteAnalyzer"). */
-export function robotsAgentToken(userAgent: string): string {
-  const compatible = /compatible;\s*([A-Za-z0-9_-]+)/.exec(userAgent);
-  if (compatible) return compatible[1];
-  const first = /^([A-Za-z0-9_-]+)/.exec(userAgent.trim());
-  return first ? first[1] : '*';
 }

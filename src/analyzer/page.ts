@@ -9,8 +9,8 @@ import { load, type CheerioAPI } from 'cheerio';
 import { isTag, isText, type AnyNode, type Element } from 'domhandler';
 import { getDomain } from 'tldts';
 import { robotsParser } from './robots-parser.ts';
-import type { AuxiliaryResults } from './auxiliary.ts';
-import { defaultThresholds, defaultUserAgent, robotsAgentToken, type Thresholds } from './options.ts';
+import type { AuxiliaryResults } from './auxiliary-results.ts';
+import { defaultThresholds, defaultUserAgent, robotsAgentToken, type Thresholds } from './thresholds.ts';
 
 /** What a page context is built from; only `url` and `html` are required (tests pass snippets). */
 export interface PageInput {

@@ -13,7 +13,15 @@
 import { promises as dnsPromises } from 'node:dns';
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import type { ResolvedAddress } from './options.ts';
+
+/** One resolved address, as `dns.promises.lookup(host, { all: true })` returns it. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolves a host name to all of its addresses. Rejects with a `code` (ENOTFOUND...) on failure. */
+export type LookupFunction = (hostname: string) => Promise<ResolvedAddress[]>;
 
 /** How one analysis resolves names. */
 export interface ResolverSettings {

@@ -6,9 +6,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { CheckPool } from '../../src/analyzer/check-pool.ts';
 import { AnalyzeError } from '../../src/analyzer/errors.ts';
-import { defaultThresholds } from '../../src/analyzer/options.ts';
+import { defaultThresholds } from '../../src/analyzer/thresholds.ts';
 import { runPageChecks, type CheckInput } from '../../src/analyzer/check-worker.ts';
-import { defaultUserAgent } from '../../src/analyzer/options.ts';
+import { defaultUserAgent } from '../../src/analyzer/thresholds.ts';
 import { goodPage } from './fixtures/pages.ts';
 
 const pool = new CheckPool({ threads: 2 });

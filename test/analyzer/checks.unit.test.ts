@@ -2,10 +2,10 @@
  * Every check passes and fails where it should, over small HTML snippets.
  */
 import { describe, expect, it } from 'vitest';
-import type { AuxiliaryResults } from '../../src/analyzer/auxiliary.ts';
+import type { AuxiliaryResults } from '../../src/analyzer/auxiliary-results.ts';
 import { allChecks } from '../../src/analyzer/run-checks.ts';
 import { runCheck, type PageCheck } from '../../src/analyzer/checks/types.ts';
-import { defaultThresholds } from '../../src/analyzer/options.ts';
+import { defaultThresholds } from '../../src/analyzer/thresholds.ts';
 import { PageContext, type PageInput } from '../../src/analyzer/page.ts';
 
 type Input = Partial<PageInput>;

@@ -9,7 +9,8 @@ import { AddressGuard, classifyAddress } from '../../src/analyzer/address-guard.
 import { createPinnedAgent } from '../../src/analyzer/dispatcher.ts';
 import { analyzeUrl } from '../../src/analyzer/analyze.ts';
 import { AnalyzeError } from '../../src/analyzer/errors.ts';
-import { defaultAnalyzerOptions, type LookupFunction } from '../../src/analyzer/options.ts';
+import { defaultAnalyzerOptions } from '../../src/analyzer/options.ts';
+import type { LookupFunction } from '../../src/analyzer/resolver.ts';
 import { goodPath, goodSite } from './fixtures/pages.ts';
 import { startFixtureServer, type FixtureServer } from './fixtures/server.ts';
 import { parseTargetUrl } from '../../src/analyzer/address-guard.ts';

@@ -9,7 +9,8 @@ import { sitemapsFromRobots, looksLikeSitemap } from '../../src/analyzer/auxilia
 import { decodeHtml, readBody } from '../../src/analyzer/body.ts';
 import type { CheckResult } from '../../src/analyzer/checks/types.ts';
 import { AnalyzeError, toAnalyzeError } from '../../src/analyzer/errors.ts';
-import { defaultAnalyzerOptions, robotsAgentToken } from '../../src/analyzer/options.ts';
+import { defaultAnalyzerOptions } from '../../src/analyzer/options.ts';
+import { robotsAgentToken } from '../../src/analyzer/thresholds.ts';
 import { gradeOf, scoreResults } from '../../src/analyzer/scoring.ts';
 
 describe('defaultAnalyzerOptions', () => {

@@ -20,43 +20,7 @@ import { accessibilityScore } from '../checks/accessibility.ts';
 import { accessibilityChecks } from './accessibility.ts';
 import { labChecks, labSummary, type LabSummary, type RenderedCheckResult } from './lab.ts';
 import { renderPage, type RenderedPage } from './render.ts';
-import { renderSettingsFrom } from './settings.ts';
-
-/** When pages are rendered. */
-export type RenderMode = 'never' | 'auto' | 'always';
-
-/** Rendering configuration (from ANALYZER_RENDER*, ANALYZER_CHROMIUM_PATH). */
-export interface RenderSettings {
-  mode: RenderMode;
-  chromiumPath: string;
-  /** Browser contexts rendering at once. */
-  contexts: number;
-  /** Per-page render time, ms; a render's wait for its turn is bounded by it too. */
-  timeoutMs: number;
-  /**
-   * Longest the browser may take to start, ms (default 30 s); past it rendering is off for the
-   * process, said once through `warn`, and renders fail as without Chromium.
-   */
-  startTimeoutMs?: number;
-  /** V8 heap limit per renderer, MiB. */
-  maxHeapMb: number;
-  /** Most bytes one page may load, document and subresources. */
-  maxBytes: number;
-  /** Longest wait after load for the page to be quiet (ANALYZER_RENDER_MAX_WAIT_MS), ms. */
-  settleMs: number;
-  /** User-Agent of renders (ANALYZER_RENDER_USER_AGENT); unset, desktop Chrome's. */
-  userAgent?: string;
-  /** Renders one tenant (API key's account) may have running; the rest wait their turn. Default 1. */
-  perTenantRenders?: number;
-  /** Memory of the whole browser, bytes (a cgroup); see BrowserPoolSettings. */
-  memoryLimitBytes?: number;
-  /** The user Chromium runs as when the service is root. Default `nobody`. */
-  sandboxUser?: string;
-  /** Longest rendered document taken back, characters. Default 5 MiB. */
-  maxDocumentChars?: number;
-  /** Told once when the browser cannot be bounded or sandboxed. */
-  warn?: (message: string) => void;
-}
+import { renderSettingsFrom, type RenderSettings } from './settings.ts';
 
 /** How the render went, kept beside the results. */
 export interface RenderingInfo {
