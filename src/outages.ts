@@ -26,8 +26,8 @@ const connectionCodes = new Set([
 
 /**
  * node-postgres and knex raise these as bare `Error`s with no code or class of their own, so
- * their fixed text is all there is to know them by. Matched only on an `Error` whose class is
- * `Error` itself.
+ * their fixed text is all there is to know them by (MikroORM and knex carry it into their own
+ * errors' messages).
  */
 const bareDriverMessages = [
   'connection terminated', // pg: "Connection terminated unexpectedly" / "due to connection timeout"
@@ -52,10 +52,9 @@ export function isDependencyDown(err: unknown): boolean {
     if (e.name === 'KnexTimeoutError') return true;
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && connectionCodes.has(code)) return true;
-    if (Object.getPrototypeOf(e) === Error.prototype) {
-      const message = e.message.toLowerCase();
-      if (bareDriverMessages.some((m) => message.includes(m))) return true;
-    }
+    // MikroORM and knex carry the driver's text into messages of their own classes.
+    const message = e.message.toLowerCase();
+    if (bareDriverMessages.some((m) => message.includes(m))) return true;
   }
   return false;
 }

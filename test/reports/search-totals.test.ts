@@ -116,7 +116,7 @@ describe('exact search totals', () => {
   it('changes nothing when a write finds nothing to write', async () => {
     const before = await version();
     expect(await deleteProject(em(), owner.user.id, 'no-such-project.test')).toBe(false);
-    await expect(deleteReport(em(), owner.user.id, 2_000_000_000)).rejects.toMatchObject({ kind: 'NOT_FOUND' });
+    await expect(deleteReport(em(), owner.user.id, 2_000_000_000)).rejects.toMatchObject({ code: 'ERR_NOT_FOUND' });
     expect(await version()).toBe(before);
   });
 
@@ -158,7 +158,7 @@ describe('exact search totals', () => {
     const outcomes = await Promise.allSettled(writes);
     // Deletes may find their report gone (the project went first); nothing may deadlock.
     for (const o of outcomes) {
-      if (o.status === 'rejected') expect((o.reason as { kind?: string }).kind).toBe('NOT_FOUND');
+      if (o.status === 'rejected') expect((o.reason as { code?: string }).code).toBe('ERR_NOT_FOUND');
     }
     const [{ n }] = await sql('select count(*)::int as n from reports where user_id = ?', [user.id]);
     const [{ sum }] = await sql('select coalesce(sum(reports_count), 0)::int as sum from projects where user_id = ?', [
