@@ -5,7 +5,8 @@ import { isExpired, MAX_TOKEN_LENGTH, openToken, TOKEN_TTL_MS } from '../captcha
 import { recordClearance } from '../captcha/evidence.ts';
 import { networkKey } from '../net/client-key.ts';
 import { PROBE_FONT_PATH } from '../bundles.ts';
-import { checkClearance, clearanceExpiry, issueClearance } from './clearance.ts';
+import { issueClearance } from './clearance.ts';
+import { VerifiedClearances, type VerifiedClearance } from './verified-clearances.ts';
 import { CrawlerVerifier } from './crawlers.ts';
 import {
   isNavigation,
@@ -100,6 +101,7 @@ export type ClearanceResult =
 export class Gateway {
   readonly registry: GatewayRegistry;
   readonly crawlers: CrawlerVerifier;
+  private readonly clearances = new VerifiedClearances(() => this.key);
 
   constructor(
     private readonly config: Config,
@@ -139,7 +141,8 @@ export class Gateway {
     cookie: string | undefined,
     now: number,
   ): Promise<boolean> {
-    return this.validClearance(site, original, headers, cookie, now) && !(await isSpent(this.stores, cookie!));
+    const valid = this.validClearance(site, original, headers, cookie, now);
+    return valid !== null && !(await isSpent(this.stores, valid.id));
   }
 
   private validClearance(
@@ -148,9 +151,8 @@ export class Gateway {
     headers: Headers,
     cookie: string | undefined,
     now: number,
-  ): boolean {
-    return checkClearance(
-      this.key,
+  ): VerifiedClearance | null {
+    return this.clearances.verify(
       cookie,
       { sitekey: site.sitekey, ip: original.ip, userAgent: one(headers, 'user-agent') ?? '' },
       now,
@@ -171,7 +173,9 @@ export class Gateway {
         reason: 'The gateway only answers its configured proxies.',
         original,
       };
-    const site = await this.registry.siteFor(original.host);
+    // Settings read at most STAMP_MAX_AGE_MS ago need no store read and no promise.
+    let site = this.registry.current(original.host);
+    if (site === undefined) site = await this.registry.siteFor(original.host);
     if (!site)
       return {
         outcome: 'unknown',
@@ -205,9 +209,10 @@ export class Gateway {
     }
     if (verdict.action === 'deny')
       return { outcome: 'deny', rule, reason: `Refused by this site's rule "${rule}".`, original };
-    if (this.validClearance(site, original, headers, cookie, now)) {
+    const valid = this.validClearance(site, original, headers, cookie, now);
+    if (valid) {
       if (!isPage(target.readings)) return { outcome: 'pass', rule: 'clearance', original };
-      if (await countPage(this.stores, cookie!, site.settings, (clearanceExpiry(cookie!) ?? 0) * 1000, now))
+      if (await countPage(this.stores, valid.id, site.settings, valid.expiresMs, now))
         return { outcome: 'pass', rule: 'clearance', original };
       rule = 'pace';
     }
