@@ -143,7 +143,10 @@ describe('crawler tokens', () => {
     const ua = fc.array(fc.constantFrom(...pieces), { maxLength: 8 }).map((parts) => parts.join(''));
     for (const tokens of lists) {
       const any = anyTokenMatcher(tokens);
-      fc.assert(fc.property(ua, (text) => any(text) === tokens.some((t) => hasToken(text, t))), { numRuns: 2000 });
+      fc.assert(
+        fc.property(ua, (text) => any(text) === tokens.some((t) => hasToken(text, t))),
+        { numRuns: 2000 },
+      );
     }
   });
 });
