@@ -73,9 +73,10 @@ export function createApp(
   app.use(errorHandler());
   app.use(metricsMiddleware(services));
   app.use(gatewayPrefix(gateway));
-  app.use(gatewayPages.routes());
   app.use(trpcMount(services, trpcRouter));
   app.use(rest.routes());
+  // After the REST routes (no path of theirs is one), so an API request passes no router of the gateway's.
+  app.use(gatewayPages.routes());
   app.use(system.routes());
   app.use(apiDocsRouter().routes());
   app.use(pages.routes());
