@@ -117,7 +117,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     },
     countGatewayCheck(outcome, rule) {
       let byRule = gatewaySeries.get(outcome);
-      if (!byRule) gatewaySeries.set(outcome, (byRule = new Map()));
+      if (!byRule) gatewaySeries.set(outcome, (byRule = new Map<string, { inc(): void }>()));
       let series = byRule.get(rule);
       // Past 1000 series (rule names are the site owners'), further rules count as `other`.
       if (!series && gatewaySeriesCount >= 1000) return gatewayChecks.inc({ outcome, rule: 'other' });

@@ -86,8 +86,7 @@ function presetMatcher(preset: RulePreset, action: RuleAction): Matcher {
     case 'ai-crawlers':
       return (_req, ua) => isAiCrawler(ua);
     case 'link-previews':
-      return (req, ua) =>
-        (req.method === 'GET' || req.method === 'HEAD') && isLinkPreview(ua);
+      return (req, ua) => (req.method === 'GET' || req.method === 'HEAD') && isLinkPreview(ua);
     case 'feeds': {
       const feed = onReadings(action, isFeedPath);
       return (req) => (req.method === 'GET' || req.method === 'HEAD') && feed(req);
