@@ -1,3 +1,4 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import type { AnyRouter } from '@trpc/server';
 import { appRouter, typedClientRouter } from '../routers/root.ts';
@@ -15,6 +16,31 @@ import { securityHeaders } from './security-headers.ts';
 import { consoleRouter } from './console.ts';
 import { gatewayPrefix, gatewayRouter } from './gateway.ts';
 import { Gateway } from '../src/gateway/gateway.ts';
+import { forwardAuthListener, type ForwardAuthListener } from './forward-auth.ts';
+
+/**
+ * Koa, with the proxies' forward-auth endpoint answered ahead of its middleware (decision
+ * 0019): `callback()`, which `listen` and any test harness serve, hands that one path to the
+ * endpoint's own listener and every other request to Koa.
+ */
+class ServiceApp extends Koa {
+  constructor(
+    options: { proxy: boolean; maxIpsCount: number },
+    private readonly forwardAuth: ForwardAuthListener,
+  ) {
+    super(options);
+  }
+
+  override callback(): ReturnType<Koa['callback']> {
+    const koa = super.callback();
+    const forwardAuth = this.forwardAuth;
+    // HTTP/1 only (the proxies' protocol); anything else is Koa's.
+    return (req, res) =>
+      req instanceof IncomingMessage && res instanceof ServerResponse && forwardAuth(req, res)
+        ? Promise.resolve()
+        : koa(req, res);
+  }
+}
 
 /**
  * The HTTP facade: knows HTTP, nothing of the domain. Order matters: request id and log
@@ -27,26 +53,30 @@ export function createApp(
   router: AnyRouter = appRouter,
   trpcRouter: AnyRouter = typedClientRouter,
 ): Koa {
+  // Each app is one instance: its own copy of the gateway's sites, refreshed through the store.
+  const gateway = new Gateway(services.config, services.stores, () => services.orm.em.fork());
   // Behind a proxy, the client is the address the proxy appended last to X-Forwarded-For
   // (maxIpsCount 1): entries a client wrote itself further left are not trusted.
-  const app = new Koa({ proxy: services.config.TRUST_PROXY, maxIpsCount: 1 });
+  const app = new ServiceApp(
+    { proxy: services.config.TRUST_PROXY, maxIpsCount: 1 },
+    forwardAuthListener(services, gateway),
+  );
   app.silent = true;
   const rest = restRoutes(services, router);
   const system = systemRouter(services, router);
   const pages = pagesRouter(services);
   const consolePages = consoleRouter(services);
-  // Each app is one instance: its own copy of the gateway's sites, refreshed through the store.
-  const gateway = new Gateway(services.config, services.stores, () => services.orm.em.fork());
-  const gatewayPages = gatewayRouter(services, gateway);
+  const gatewayPages = gatewayRouter(gateway);
 
   app.use(requestLog(services.log));
   app.use(securityHeaders(services.config));
   app.use(errorHandler());
   app.use(metricsMiddleware(services));
   app.use(gatewayPrefix(gateway));
-  app.use(gatewayPages.routes());
   app.use(trpcMount(services, trpcRouter));
   app.use(rest.routes());
+  // After the REST routes (no path of theirs is one), so an API request passes no router of the gateway's.
+  app.use(gatewayPages.routes());
   app.use(system.routes());
   app.use(apiDocsRouter().routes());
   app.use(pages.routes());

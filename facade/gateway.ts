@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { Services } from '../routers/context.ts';
 import {
   challengeLocation,
   GATEWAY_PREFIX,
@@ -9,22 +8,13 @@ import {
   safeReturnPath,
   servedUnderPrefix,
   type Gateway,
-  type GatewayDecision,
 } from '../src/gateway/gateway.ts';
-import { isNavigation, PROXY_PROTOCOLS, type OriginalRequest, type ProxyProtocol } from '../src/gateway/forwarded.ts';
+import { isNavigation, type OriginalRequest, type ProxyProtocol } from '../src/gateway/forwarded.ts';
 import { CLEARANCE_COOKIE } from '../src/gateway/clearance.ts';
 import { gatewayPageCsp, renderChallengePage, renderRetryPage } from '../views/gateway.ts';
 import { bundleNamed } from '../src/bundles.ts';
 import { bodyParser } from './body.ts';
 import { facadeState } from './koa-context.ts';
-
-/**
- * The forward-auth endpoint every proxy points at (docs/gateway.md), one per proxy protocol:
- * `/api/v1/gateway/auth/nginx`, `/caddy`, `/traefik`. The path is the proxy's configuration,
- * never the client's, so it says which headers carry the original request.
- */
-export const GATEWAY_AUTH_PATH = '/api/v1/gateway/auth/{proxy}';
-const authRoute = GATEWAY_AUTH_PATH.replace('{proxy}', ':proxy');
 
 function plain(ctx: Context, status: number, text: string): void {
   ctx.status = status;
@@ -59,30 +49,6 @@ function originalOf(ctx: Context, gateway: Gateway, protocol?: ProxyProtocol): O
   return state.gatewayOriginal;
 }
 
-/** Answers a forward-auth decision the way the asking proxy understands it. */
-function answer(ctx: Context, d: GatewayDecision, protocol: ProxyProtocol): void {
-  ctx.set('X-Gateway-Outcome', d.outcome);
-  ctx.set('X-Gateway-Rule', encodeURIComponent(d.rule));
-  switch (d.outcome) {
-    case 'pass':
-      ctx.status = 204;
-      ctx.set('Cache-Control', 'no-store');
-      return;
-    case 'challenge':
-      // nginx's auth_request takes only 2xx, 401 and 403: its `error_page 401` shows the page.
-      if (protocol === 'nginx') return plain(ctx, 401, 'A browser check is needed.');
-      ctx.set('Cache-Control', 'no-store');
-      ctx.status = 302;
-      ctx.redirect(d.location!);
-      return;
-    case 'refuse':
-      return plain(ctx, 401, d.reason!);
-    case 'deny':
-    case 'unknown':
-      return plain(ctx, 403, d.reason!);
-  }
-}
-
 /**
  * Before every route: a request for `/.auditcaptcha/...` from a trusted proxy is a protected
  * host's visitor. Its client address becomes the forwarded one, and the widget's script, font
@@ -105,20 +71,11 @@ export function gatewayPrefix(gateway: Gateway): Middleware {
 }
 
 /**
- * The gateway's own routes: the forward-auth endpoints (any method: nginx's subrequest keeps
- * the original one), the challenge page and the clearance form's target.
+ * The gateway's own pages on a protected host: the challenge page and the clearance form's
+ * target (the forward-auth endpoint is answered ahead of Koa: facade/forward-auth.ts).
  */
-export function gatewayRouter(services: Services, gateway: Gateway): Router {
+export function gatewayRouter(gateway: Gateway): Router {
   const r = new Router();
-
-  r.all(authRoute, async (ctx) => {
-    const protocol = ctx.params.proxy as ProxyProtocol;
-    if (!PROXY_PROTOCOLS.includes(protocol))
-      return plain(ctx, 404, `No such proxy protocol: use one of ${PROXY_PROTOCOLS.join(', ')}.`);
-    const d = await gateway.check(originalOf(ctx, gateway, protocol), ctx.headers, ctx.cookies.get(CLEARANCE_COOKIE));
-    services.metrics.countGatewayCheck(d.outcome, d.rule);
-    answer(ctx, d, protocol);
-  });
 
   r.get(`${GATEWAY_PREFIX}/challenge`, async (ctx) => {
     const original = originalOf(ctx, gateway);

@@ -93,7 +93,8 @@ class KoaRequestInfo implements RequestInfo {
 /**
  * The facade's layer of the context: what procedures may know of the Koa request (read on
  * use) and the transport-neutral inner context around the request's own fork of the
- * EntityManager (no MikroORM RequestContext: nothing here reads the ORM's global context).
+ * EntityManager, made when first read (no MikroORM RequestContext: nothing here reads the
+ * ORM's global context).
  */
 export function contextFromKoa(services: Services, ctx: Context): InnerContext {
   const state = facadeState(ctx);
@@ -103,18 +104,29 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
     if (state.apiKey) made.apiKey = state.apiKey;
     return made;
   }
+  // Forked on first use (decision 0019): siteverify, the challenge routes and /metrics mostly
+  // answer from caches and stores, and a fork is the largest allocation of their request.
+  let em: InnerContext['em'] | undefined;
   // The services by name: `services` may carry more (an opened instance's close, its database).
   const inner: InnerContext = {
     config: services.config,
     orm: services.orm,
     stores: services.stores,
-    log: state.log ?? services.log,
+    // The request's child logger, made when a procedure first logs (state.log makes it).
+    get log() {
+      return state.log ?? services.log;
+    },
     analyzer: services.analyzer,
     metrics: services.metrics,
     engineReference: services.engineReference,
     analytics: services.analytics,
     queue: services.queue,
-    em: services.orm.em.fork(),
+    get em() {
+      return (em ??= services.orm.em.fork());
+    },
+    set em(value) {
+      em = value;
+    },
     request: new KoaRequestInfo(ctx, state.requestId ?? 'internal'),
   };
   if (state.apiKey) inner.apiKey = state.apiKey;

@@ -3,7 +3,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { errorCodes, type PublicErrorCode } from '../src/errors.ts';
 import { buildRouteTable, methodHasBody, type RouteEntry } from './route-table.ts';
 import { SITEVERIFY_PATHS } from './siteverify.ts';
-import { GATEWAY_AUTH_PATH } from './gateway.ts';
+import { GATEWAY_AUTH_PATH } from './forward-auth.ts';
 import type { Protocol } from '../src/captcha/protocols.ts';
 import { providerNamed } from '../shared/providers.ts';
 
@@ -199,7 +199,7 @@ const outcomeHeaders = {
 };
 
 /**
- * Gateway mode's forward-auth endpoint (facade/gateway.ts, docs/gateway.md): a Koa route, not
+ * Gateway mode's forward-auth endpoint (facade/forward-auth.ts, docs/gateway.md): answered ahead of Koa, not
  * a procedure, because a proxy calls it with the visitor's own headers and (nginx) method. It
  * is documented under GET, the method Caddy and Traefik use; it answers any method alike.
  */

@@ -58,8 +58,17 @@ export function requestLog(log: Logger): Middleware {
       for (const fn of state.done) fn();
       if (!logLine) return;
       const ms = performance.now() - started;
-      state.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.res.statusCode, ms: Math.round(ms * 10) / 10, ip: ctx.ip },
+      // On the root logger with the id as a field, the same line a child would write: most
+      // requests make no child logger of their own (making one serialises its bindings).
+      log.info(
+        {
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+          ip: ctx.ip,
+        },
         'request',
       );
     };

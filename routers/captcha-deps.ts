@@ -9,7 +9,10 @@ type CaptchaSources = Pick<InnerContext, 'em' | 'stores' | 'config' | 'engineRef
 export function captchaDeps(ctx: CaptchaSources): CaptchaDeps {
   if (!ctx.config.tokenKey) throw new Error('TOKEN_KEY was not resolved at start');
   return {
-    em: ctx.em,
+    // Read when a flow needs the database, so a context's EntityManager is forked only then.
+    get em() {
+      return ctx.em;
+    },
     stores: ctx.stores,
     tokenKey: ctx.config.tokenKey,
     now: Date.now,

@@ -286,6 +286,12 @@ const envSchema = z.object({
    * (comma-separated `host` or `host:port`); unset: the system's.
    */
   GATEWAY_DNS_SERVERS: nameServers,
+  /**
+   * How long a proxy may keep a pass answer of the forward-auth endpoint (its `Cache-Control:
+   * max-age`, for nginx's `proxy_cache`, docs/gateway.md); 0: `no-store`. Challenges and
+   * denials are never cacheable.
+   */
+  GATEWAY_PASS_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   /** Time one crawler check (its reverse and forward DNS queries together) may take, ms. */
   GATEWAY_DNS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1_500),
   /** Google Safe Browsing API key: enables the `gsb` check. Unset: the check is left out. */

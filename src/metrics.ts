@@ -77,7 +77,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     labelNames: ['outcome', 'rule'] as const,
     registers,
   });
-  const gatewaySeries = new Map<string, { inc(): void }>();
+  // By outcome, then rule: a check finds its series without building a key.
+  const gatewaySeries = new Map<string, Map<string, { inc(): void }>>();
+  let gatewaySeriesCount = 0;
 
   // prom-client hashes a label object on every call; the label sets are few (route patterns,
   // statuses, verdict codes), so each one's bound child is kept and reused.
@@ -114,11 +116,15 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       storeErrors.inc({ store });
     },
     countGatewayCheck(outcome, rule) {
-      const key = `${outcome} ${rule}`;
-      let series = gatewaySeries.get(key);
+      let byRule = gatewaySeries.get(outcome);
+      if (!byRule) gatewaySeries.set(outcome, (byRule = new Map<string, { inc(): void }>()));
+      let series = byRule.get(rule);
       // Past 1000 series (rule names are the site owners'), further rules count as `other`.
-      if (!series && gatewaySeries.size >= 1000) return gatewayChecks.inc({ outcome, rule: 'other' });
-      if (!series) gatewaySeries.set(key, (series = gatewayChecks.labels({ outcome, rule: rule.slice(0, 100) })));
+      if (!series && gatewaySeriesCount >= 1000) return gatewayChecks.inc({ outcome, rule: 'other' });
+      if (!series) {
+        byRule.set(rule, (series = gatewayChecks.labels({ outcome, rule: rule.slice(0, 100) })));
+        gatewaySeriesCount++;
+      }
       series.inc();
     },
   };

@@ -23,11 +23,19 @@ import { captchaDeps } from '../../routers/captcha-deps.ts';
 function siteverifyOnBareKoa(services: Services): Koa {
   const app = new Koa({ proxy: services.config.TRUST_PROXY, maxIpsCount: 1 });
   app.use(koaBody({ json: true, urlencoded: true }));
-  // The service's own dependencies, made once; each request forks an EntityManager, as the facade's do.
+  // The service's own dependencies, made once; each request forks an EntityManager when it
+  // reads one, as the facade's do.
   const deps = captchaDeps({ ...services, em: services.orm.em });
   app.use(async (ctx) => {
     const input = (ctx.request.body ?? {}) as SiteverifyInput;
-    const outcome = await siteverify({ ...deps, em: services.orm.em.fork() }, input, {
+    let em: ReturnType<typeof services.orm.em.fork> | undefined;
+    const lazy = {
+      ...deps,
+      get em() {
+        return (em ??= services.orm.em.fork());
+      },
+    };
+    const outcome = await siteverify(lazy, input, {
       route: ctx.path,
       ip: ctx.ip,
     });

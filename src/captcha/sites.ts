@@ -200,7 +200,8 @@ export interface SiteBySecret {
  * null for an unknown secret.
  */
 export async function siteBySecret(
-  em: EntityManager,
+  /** The EntityManager to read the site with, asked for only when the cache has no entry. */
+  em: () => EntityManager,
   secret: string,
   now = Date.now(),
   caches: SiteCaches = processCaches,
@@ -213,7 +214,7 @@ export async function siteBySecret(
   }
   const prefix = siteSecretScheme.prefixOf(secret);
   const site = prefix
-    ? await em.findOne(
+    ? await em().findOne(
         SiteSchema,
         { secretPrefix: prefix },
         { fields: ['sitekey', 'secretHash', 'siteverifyPerMinute', 'remoteipCheck', 'minScore'] },

@@ -151,7 +151,7 @@ function refusalVerdict(refusal: TokenRefusal, claims: TokenClaims | undefined):
 /** The site a (normalised) secret belongs to; null for a missing, test or unknown secret. */
 function secretSite(deps: SiteverifyDeps, secret: string | undefined): Promise<SiteBySecret | null> {
   return secret && !(deps.testKeys && testSecretKind(secret))
-    ? siteBySecret(deps.em, secret, deps.now())
+    ? siteBySecret(() => deps.em, secret, deps.now())
     : Promise.resolve(null);
 }
 

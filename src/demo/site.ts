@@ -67,7 +67,7 @@ export async function ensureDemoSite(
     const ownerId = site.owner.id;
     const wanted = [...site.origins.filter((o) => !LOOPBACK_ORIGIN.test(o)), ...origins];
     if (wanted.join() !== site.origins.join()) await updateSite(em, ownerId, site.sitekey, { origins: wanted });
-    if ((await siteBySecret(em, saved.secret))?.sitekey === site.sitekey)
+    if ((await siteBySecret(() => em, saved.secret))?.sitekey === site.sitekey)
       return { demo: { ...saved, origins: wanted }, created: false };
     const { secret } = await rotateSecret(em, ownerId, site.sitekey);
     save(file, { sitekey: site.sitekey, secret });

@@ -5,6 +5,18 @@ import { networkKey } from '../net/client-key.ts';
 /** The clearance cookie's name on a protected host. */
 export const CLEARANCE_COOKIE = '__auditcaptcha_clearance';
 
+const cookiePattern = new RegExp(`(?:^|;) *${CLEARANCE_COOKIE}=([^;]*)`);
+
+/**
+ * The clearance cookie's value in a `Cookie` header, read as Koa's `ctx.cookies.get` reads a
+ * cookie (the `cookies` package: the first pair of that name, surrounding quotes dropped).
+ */
+export function clearanceFromCookieHeader(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const value = cookiePattern.exec(header)?.[1];
+  return value !== undefined && value.startsWith('"') ? value.slice(1, -1) : value;
+}
+
 /** What a clearance is bound to: the site, the client's network (IPv4 /24, IPv6 /64), its User-Agent. */
 export interface ClearanceBinding {
   sitekey: string;

@@ -5,7 +5,8 @@ import { checkToken, spendToken, type TokenRefusal } from '../captcha/token-rule
 import { recordClearance } from '../captcha/evidence.ts';
 import { networkKey } from '../net/client-key.ts';
 import { PROBE_FONT_PATH } from '../bundles.ts';
-import { checkClearance, clearanceExpiry, issueClearance } from './clearance.ts';
+import { issueClearance } from './clearance.ts';
+import { VerifiedClearances, type VerifiedClearance } from './verified-clearances.ts';
 import { CrawlerVerifier } from './crawlers.ts';
 import {
   isNavigation,
@@ -109,6 +110,7 @@ const refusalReasons: Record<TokenRefusal, string> = {
 export class Gateway {
   readonly registry: GatewayRegistry;
   readonly crawlers: CrawlerVerifier;
+  private readonly clearances = new VerifiedClearances(() => this.key);
 
   constructor(
     private readonly config: Config,
@@ -148,7 +150,8 @@ export class Gateway {
     cookie: string | undefined,
     now: number,
   ): Promise<boolean> {
-    return this.validClearance(site, original, headers, cookie, now) && !(await isSpent(this.stores, cookie!));
+    const valid = this.validClearance(site, original, headers, cookie, now);
+    return valid !== null && !(await isSpent(this.stores, valid.id));
   }
 
   private validClearance(
@@ -157,9 +160,8 @@ export class Gateway {
     headers: Headers,
     cookie: string | undefined,
     now: number,
-  ): boolean {
-    return checkClearance(
-      this.key,
+  ): VerifiedClearance | null {
+    return this.clearances.verify(
       cookie,
       { sitekey: site.sitekey, ip: original.ip, userAgent: one(headers, 'user-agent') ?? '' },
       now,
@@ -180,7 +182,9 @@ export class Gateway {
         reason: 'The gateway only answers its configured proxies.',
         original,
       };
-    const site = await this.registry.siteFor(original.host);
+    // Settings read at most STAMP_MAX_AGE_MS ago need no store read and no promise.
+    let site = this.registry.current(original.host);
+    if (site === undefined) site = await this.registry.siteFor(original.host);
     if (!site)
       return {
         outcome: 'unknown',
@@ -214,9 +218,10 @@ export class Gateway {
     }
     if (verdict.action === 'deny')
       return { outcome: 'deny', rule, reason: `Refused by this site's rule "${rule}".`, original };
-    if (this.validClearance(site, original, headers, cookie, now)) {
+    const valid = this.validClearance(site, original, headers, cookie, now);
+    if (valid) {
       if (!isPage(target.readings)) return { outcome: 'pass', rule: 'clearance', original };
-      if (await countPage(this.stores, cookie!, site.settings, (clearanceExpiry(cookie!) ?? 0) * 1000, now))
+      if (await countPage(this.stores, valid.id, site.settings, valid.expiresMs, now))
         return { outcome: 'pass', rule: 'clearance', original };
       rule = 'pace';
     }

@@ -67,31 +67,30 @@ export function isPage(readings: readonly string[]): boolean {
 }
 
 /** The store's name for one clearance: a digest of its cookie value (the value itself is a credential). */
-function clearanceId(cookie: string): string {
+export function clearanceId(cookie: string): string {
   return createHash('sha256').update(cookie).digest('base64url').slice(0, 22);
 }
 
 const spentKey = (id: string) => `gw:spent:${id}`;
 
-/** Whether the clearance was spent by its pace (read on every page it opens, one store read). */
-export async function isSpent(stores: Stores, cookie: string): Promise<boolean> {
-  return (await stores.counters.count(spentKey(clearanceId(cookie)))) > 0;
+/** Whether the clearance (its {@link clearanceId}) was spent by its pace (one store read). */
+export async function isSpent(stores: Stores, id: string): Promise<boolean> {
+  return (await stores.counters.count(spentKey(id))) > 0;
 }
 
 /**
- * Counts one page on a clearance and says whether it may open it: false when this page is
- * past the site's pace (the clearance is then spent until `expiresMs`) or the clearance was
- * spent already. One store call.
+ * Counts one page on a clearance (its {@link clearanceId}) and says whether it may open it:
+ * false when this page is past the site's pace (the clearance is then spent until
+ * `expiresMs`) or the clearance was spent already. One store call.
  */
 export async function countPage(
   stores: Stores,
-  cookie: string,
+  id: string,
   settings: GatewaySettings,
   expiresMs: number,
   now: number,
 ): Promise<boolean> {
   const pace = settings.pace ?? DEFAULT_PACE;
-  const id = clearanceId(cookie);
   const [burst, minute, day, spent] = await stores.counters.tally(
     [
       { key: `gw:pb:${id}`, windowMs: BURST_MS },

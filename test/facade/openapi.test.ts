@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validate } from '@readme/openapi-parser';
 import { buildRouteTable } from '../../facade/route-table.ts';
-import { GATEWAY_AUTH_PATH } from '../../facade/gateway.ts';
+import { GATEWAY_AUTH_PATH } from '../../facade/forward-auth.ts';
 import { appRouter } from '../../routers/root.ts';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { conformanceProblems } from '../helpers/openapi-conformance.ts';

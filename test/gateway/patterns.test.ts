@@ -7,8 +7,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { checkSafePattern, compilePathPattern, compileSafePattern, hasToken } from '../../src/gateway/patterns.ts';
-import { checkClearance, issueClearance } from '../../src/gateway/clearance.ts';
+import {
+  anyTokenMatcher,
+  checkSafePattern,
+  compilePathPattern,
+  compileSafePattern,
+  hasToken,
+} from '../../src/gateway/patterns.ts';
+import { checkClearance, clearanceFromCookieHeader, issueClearance } from '../../src/gateway/clearance.ts';
+import { VerifiedClearances } from '../../src/gateway/verified-clearances.ts';
+import { AI_CRAWLER_TOKENS } from '../../src/gateway/ai-crawlers.ts';
+import { LINK_PREVIEW_TOKENS } from '../../src/gateway/rules.ts';
 
 /** Patterns that take exponential or high-polynomial time in a backtracking engine. */
 const CATASTROPHIC = [
@@ -126,6 +135,46 @@ describe('crawler tokens', () => {
     expect(hasToken('baiduspider/2.0', 'spider')).toBe(false);
     expect(hasToken('mozilla/5.0 code/1', 'code')).toBe(true);
     expect(hasToken('mozilla/5.0 vscode/1', 'code')).toBe(false);
+  });
+
+  it('match a list at once exactly as each token alone does', () => {
+    const lists = [AI_CRAWLER_TOKENS.map((t) => t.toLowerCase()), LINK_PREVIEW_TOKENS];
+    const pieces = [...lists.flat(), 'mozilla/5.0', ' ', ';', '/', 'x', '1', '(', ')', '.', '-', 'é'];
+    const ua = fc.array(fc.constantFrom(...pieces), { maxLength: 8 }).map((parts) => parts.join(''));
+    for (const tokens of lists) {
+      const any = anyTokenMatcher(tokens);
+      fc.assert(
+        fc.property(ua, (text) => any(text) === tokens.some((t) => hasToken(text, t))),
+        { numRuns: 2000 },
+      );
+    }
+  });
+});
+
+describe('clearance cookies on the short path', () => {
+  it('are read from the Cookie header as Koa reads them', () => {
+    expect(clearanceFromCookieHeader('a=1; __auditcaptcha_clearance=123.abc; b=2')).toBe('123.abc');
+    expect(clearanceFromCookieHeader('__auditcaptcha_clearance="123.abc"')).toBe('123.abc');
+    expect(clearanceFromCookieHeader('x__auditcaptcha_clearance=1')).toBeUndefined();
+    expect(clearanceFromCookieHeader(undefined)).toBeUndefined();
+  });
+
+  it('are remembered once verified, for the same binding only and until their expiry', () => {
+    const key = Buffer.alloc(32, 9);
+    const b = { sitekey: 'sk_x', ip: '198.51.100.7', userAgent: 'UA' };
+    const now = 1_800_000_000_000;
+    const v = issueClearance(key, b, now, 60);
+    const verified = new VerifiedClearances(() => key);
+    expect(verified.verify(v, b, now)?.expiresMs).toBe(now + 60_000);
+    expect(verified.verify(v, b, now + 1000)).not.toBeNull();
+    // Another binding is checked in full: another network or browser fails, a neighbour on the /24 holds.
+    expect(verified.verify(v, { ...b, userAgent: 'UA2' }, now)).toBeNull();
+    expect(verified.verify(v, { ...b, ip: '198.51.101.7' }, now)).toBeNull();
+    expect(verified.verify(v, { ...b, ip: '198.51.100.9' }, now)).not.toBeNull();
+    expect(verified.verify(v, b, now + 60_000)).toBeNull();
+    const mac = v.split('.')[1];
+    const forged = `${v.split('.')[0]}.${mac[0] === 'A' ? 'B' : 'A'}${mac.slice(1)}`;
+    expect(verified.verify(forged, b, now)).toBeNull();
   });
 });
 

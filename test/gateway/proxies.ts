@@ -148,8 +148,12 @@ export async function startNginx(opts: {
   clientIpHeader?: string;
   /** A file nginx logs each request to, as `<status> <$uri>` (the path it served). */
   accessLog?: string;
+  /** With docs/gateway.md's `proxy_cache` of pass answers on the auth subrequest. */
+  cache?: boolean;
 }): Promise<RunningProxy> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-nginx-'));
+  // nginx's workers (an unprivileged user when the suite runs as root) keep the cache under it.
+  if (opts.cache) chmodSync(dir, 0o755);
   const port = await freePort();
   const upstream = new URL(opts.service).host;
   const client = opts.clientIpHeader
@@ -171,6 +175,7 @@ http {
   types { text/html html; text/css css; application/javascript js; image/svg+xml svg; application/rss+xml xml; }
   set_real_ip_from 127.0.0.0/8;
   real_ip_header X-Test-Client;
+  ${opts.cache ? `proxy_cache_path ${dir}/auth-cache keys_zone=auditcaptcha_auth:10m max_size=64m inactive=60s;` : ''}
   upstream auditcaptcha { server ${upstream}; keepalive 16; }
   server {
     listen 127.0.0.1:${port};
@@ -193,6 +198,12 @@ http {
       proxy_set_header X-Forwarded-Host ${opts.host};
       proxy_set_header X-Forwarded-Proto $scheme;
       proxy_set_header X-Forwarded-For ${client};
+      ${
+        opts.cache
+          ? `proxy_cache auditcaptcha_auth;
+      proxy_cache_key "${opts.host} $request_method $request_uri ${client} $http_user_agent $cookie___auditcaptcha_clearance";`
+          : ''
+      }
     }
     location @auditcaptcha_challenge {
       rewrite ^ /.auditcaptcha/challenge? break;

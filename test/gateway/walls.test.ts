@@ -57,7 +57,13 @@ let root: string;
 let logDir: string;
 let key: string;
 let sitekey: string;
-const proxies: Record<'nginx' | 'caddy', RunningProxy> = {} as never;
+type ProxyName = 'nginx' | 'nginx, cached' | 'caddy';
+const proxies: Record<ProxyName, RunningProxy> = {} as never;
+/** The nginx suites' hosts and access logs: as documented, and with the documented cache of passes. */
+const NGINXES = [
+  { name: 'nginx', host: 'nginx.localhost', log: 'access.log' },
+  { name: 'nginx, cached', host: 'nginx-cached.localhost', log: 'access-cached.log' },
+] as const;
 
 /** The victim's rules, as docs/gateway.md's example puts them: deny presets before the allow-by-claim ones. */
 const RULES = [
@@ -81,19 +87,21 @@ beforeAll(async () => {
   mkdirSync(path.join(root, 'api'), { mode: 0o755 });
   writeFileSync(path.join(root, 'api', 'data.json'), '{"public":"/api/data.json"}');
   logDir = mkdtempSync(path.join(os.tmpdir(), 'gw-walls-log-'));
-  proxies.nginx = await startNginx({
-    host: 'nginx.localhost',
-    root,
-    service: server.url,
-    clientIpHeader: 'X-Test-Client',
-    accessLog: path.join(logDir, 'access.log'),
-  });
+  for (const n of NGINXES)
+    proxies[n.name] = await startNginx({
+      host: n.host,
+      root,
+      service: server.url,
+      clientIpHeader: 'X-Test-Client',
+      accessLog: path.join(logDir, n.log),
+      cache: n.name === 'nginx, cached',
+    });
   proxies.caddy = await startCaddy({ host: 'caddy.localhost', root, service: server.url });
   const keyed = await createKeyedUser(services, 'walls');
   key = keyed.key;
   const { site } = await createSite(services.orm.em.fork(), keyed.user.id, {
     name: 'Walls',
-    origins: [proxies.nginx.origin, proxies.caddy.origin],
+    origins: Object.values(proxies).map((p) => p.origin),
   });
   sitekey = site.sitekey;
   // A minimum of 0: the scraper below earns tokens whatever they score, so its pages per
@@ -104,7 +112,7 @@ beforeAll(async () => {
   const saved = await request(`${server.url}/api/v1/sites/${sitekey}/gateway`, {
     method: 'PUT',
     key,
-    json: { gateway: { hosts: ['nginx.localhost', 'caddy.localhost'], rules: RULES } },
+    json: { gateway: { hosts: ['nginx.localhost', 'nginx-cached.localhost', 'caddy.localhost'], rules: RULES } },
   });
   expect(saved.status).toBe(200);
   expect(saved.body.data.gateway.pace).toEqual(DEFAULT_PACE);
@@ -229,7 +237,7 @@ function hostileTargets(): string[] {
   return [...out];
 }
 
-describe.skipIf(skip).each(['nginx', 'caddy'] as const)('behind %s, without a clearance', (name) => {
+describe.skipIf(skip).each(['nginx', 'nginx, cached', 'caddy'] as const)('behind %s, without a clearance', (name) => {
   const proxy = () => proxies[name];
   const hostHeader = () => new URL(proxy().origin).host;
   const send = (target: string, ua: string, extra: Record<string, string> = {}) =>
@@ -336,10 +344,10 @@ describe.skipIf(skip).each(['nginx', 'caddy'] as const)('behind %s, without a cl
   });
 });
 
-describe.skipIf(skip)('what nginx served', () => {
+describe.skipIf(skip).each(NGINXES)('what $name served', ({ host, log }) => {
   it('is, for every page it answered 2xx, one the gateway passes for that exact page', async () => {
     const gateway = new Gateway(services.config, services.stores, () => services.orm.em.fork());
-    const lines = readFileSync(path.join(logDir, 'access.log'), 'utf8').trim().split('\n');
+    const lines = readFileSync(path.join(logDir, log), 'utf8').trim().split('\n');
     expect(lines.length).toBeGreaterThan(400);
     const served = [...new Set(lines.filter((l) => /^2\d\d /.test(l)).map((l) => l.slice(4)))];
     for (const uri of served) {
@@ -349,7 +357,7 @@ describe.skipIf(skip)('what nginx served', () => {
         {
           'x-original-uri': encodeURI(uri),
           'x-original-method': 'GET',
-          'x-forwarded-host': 'nginx.localhost',
+          'x-forwarded-host': host,
           'x-forwarded-for': CLIENT,
           'user-agent': BROWSER_UA,
           'sec-fetch-mode': 'navigate',
@@ -517,49 +525,59 @@ describe.skipIf(skip)('a clearance at a person’s pace', () => {
     expect((await ask('192.0.3.10', 1)).status).toBe(204);
   });
 
-  it('gives a browserless scraper at most 100 pages per CPU-second of solving', { timeout: 120_000 }, async () => {
-    const ip = '203.0.113.200';
-    const origin = proxies.nginx.origin;
-    const headers = { Host: new URL(origin).host, 'User-Agent': BROWSER_UA, 'X-Test-Client': ip };
-    let solvingCpuUs = 0;
-    let solves = 0;
-    let pages = 0;
-    let cookie = '';
-    const solve = async () => {
-      const before = process.cpuUsage();
-      // The widget's challenge API as the protected host serves it under the prefix (the
-      // forwarded address is the scraper's), the work solved natively, no layout answered.
-      const token = await httpBotToken(`${server.url}/.auditcaptcha`, { sitekey, origin, ip, answer: () => undefined });
-      const used = process.cpuUsage(before);
-      solvingCpuUs += used.user + used.system;
-      solves++;
-      const res = await wire(
-        proxies.nginx.port,
-        '/.auditcaptcha/clearance',
-        { Host: headers.Host, 'User-Agent': BROWSER_UA, 'X-Test-Client': ip },
-        { 'ac-response': token, return: '/' },
+  it.each(NGINXES)(
+    'gives a browserless scraper at most 100 pages per CPU-second of solving behind $name',
+    { timeout: 120_000 },
+    async ({ name }) => {
+      const nginx = proxies[name];
+      const ip = name === 'nginx' ? '203.0.113.200' : '203.0.113.201';
+      const origin = nginx.origin;
+      const headers = { Host: new URL(origin).host, 'User-Agent': BROWSER_UA, 'X-Test-Client': ip };
+      let solvingCpuUs = 0;
+      let solves = 0;
+      let pages = 0;
+      let cookie = '';
+      const solve = async () => {
+        const before = process.cpuUsage();
+        // The widget's challenge API as the protected host serves it under the prefix (the
+        // forwarded address is the scraper's), the work solved natively, no layout answered.
+        const token = await httpBotToken(`${server.url}/.auditcaptcha`, {
+          sitekey,
+          origin,
+          ip,
+          answer: () => undefined,
+        });
+        const used = process.cpuUsage(before);
+        solvingCpuUs += used.user + used.system;
+        solves++;
+        const res = await wire(
+          nginx.port,
+          '/.auditcaptcha/clearance',
+          { Host: headers.Host, 'User-Agent': BROWSER_UA, 'X-Test-Client': ip },
+          { 'ac-response': token, return: '/' },
+        );
+        expect(res.status, /<p>([^<]*)<\/p>/.exec(res.body)?.[1]).toBe(303);
+        cookie = new RegExp(`${CLEARANCE_COOKIE}=[^;\\r]+`).exec(res.head)?.[0] ?? '';
+      };
+      const deadline = Date.now() + 20_000;
+      await solve();
+      for (let n = 0; Date.now() < deadline && solves <= 4 && n < 2000; n++) {
+        const res = await rawGet(`http://127.0.0.1:${nginx.port}/page${n % 60}.html`, {
+          ...headers,
+          Cookie: cookie,
+          Accept: 'text/html',
+        });
+        if (res.status === 200 && PROTECTED.test(res.body)) pages++;
+        else await solve();
+      }
+      const perCpuSecond = pages / (solvingCpuUs / 1e6);
+      console.log(
+        `browserless scraper behind ${name}: ${pages} pages on ${solves} solves, ${(solvingCpuUs / 1e6).toFixed(2)} CPU-s of solving: ` +
+          `${perCpuSecond.toFixed(1)} pages per CPU-second (goal: at most 100; before: 141,000)`,
       );
-      expect(res.status, /<p>([^<]*)<\/p>/.exec(res.body)?.[1]).toBe(303);
-      cookie = new RegExp(`${CLEARANCE_COOKIE}=[^;\\r]+`).exec(res.head)?.[0] ?? '';
-    };
-    const deadline = Date.now() + 20_000;
-    await solve();
-    for (let n = 0; Date.now() < deadline && solves <= 4 && n < 2000; n++) {
-      const res = await rawGet(`http://127.0.0.1:${proxies.nginx.port}/page${n % 60}.html`, {
-        ...headers,
-        Cookie: cookie,
-        Accept: 'text/html',
-      });
-      if (res.status === 200 && PROTECTED.test(res.body)) pages++;
-      else await solve();
-    }
-    const perCpuSecond = pages / (solvingCpuUs / 1e6);
-    console.log(
-      `browserless scraper: ${pages} pages on ${solves} solves, ${(solvingCpuUs / 1e6).toFixed(2)} CPU-s of solving: ` +
-        `${perCpuSecond.toFixed(1)} pages per CPU-second (goal: at most 100; before: 141,000)`,
-    );
-    expect(perCpuSecond).toBeLessThanOrEqual(100);
-  });
+      expect(perCpuSecond).toBeLessThanOrEqual(100);
+    },
+  );
 });
 
 describe.skipIf(skip)('a person reading for ten minutes', () => {

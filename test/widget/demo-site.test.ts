@@ -30,7 +30,7 @@ describe('demo site of the embedded start', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ sitekey: first.demo.sitekey, secret: first.demo.secret });
     const site = await em().findOneOrFail(SiteSchema, { sitekey: first.demo.sitekey });
     expect(site.owner.id).toBe(owner);
-    expect((await siteBySecret(em(), first.demo.secret))?.sitekey).toBe(first.demo.sitekey);
+    expect((await siteBySecret(em, first.demo.secret))?.sitekey).toBe(first.demo.sitekey);
 
     const again = await ensureDemoSite(em(), dir, 4100);
     expect(again).toEqual({ demo: first.demo, created: false });
@@ -57,7 +57,7 @@ describe('demo site of the embedded start', () => {
     const rotated = await ensureDemoSite(em(), dir, 4400);
     expect(rotated.created).toBe(true);
     expect(rotated.demo.sitekey).toBe(demo.sitekey);
-    expect((await siteBySecret(em(), rotated.demo.secret))?.sitekey).toBe(demo.sitekey);
+    expect((await siteBySecret(em, rotated.demo.secret))?.sitekey).toBe(demo.sitekey);
 
     writeFileSync(file, '{ not json');
     const fresh = await ensureDemoSite(em(), dir, 4400);
