@@ -47,6 +47,22 @@ export interface RunChanges {
   };
 }
 
+/** A page's budget outcome, as stored. */
+export interface PageAssertions {
+  passed: number;
+  failed: number;
+  not_measured: number;
+  /** The assertions that did not pass (at most 50). */
+  failing: Array<{
+    key: string;
+    level: 'warn' | 'error';
+    status: 'failed' | 'not_measured';
+    actual: number | null;
+    expected: number;
+    name: string;
+  }>;
+}
+
 export type AuditStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 export type AuditPageStatus = 'queued' | 'done' | 'failed';
 
@@ -69,6 +85,10 @@ export const AuditSchema = defineEntity({
     include: p.json<string[]>(),
     exclude: p.json<string[]>(),
     schedule: p.string().length(128).nullable(),
+    /** Times each page is measured per run (its lab figures kept per run). */
+    runs: p.smallint().default(1),
+    /** The run regressions are tested against; null: the previous completed run. */
+    baselineRunId: p.integer().nullable(),
     timezone: p.string().length(64).nullable(),
     status: p.string().length(16).$type<AuditStatus>(),
     createdAt: p.datetime().onCreate(() => new Date()),
@@ -121,6 +141,8 @@ export const AuditPageSchema = defineEntity({
     failing: p.json<string[]>().nullable(),
     /** The accessibility category's own score of a rendered page; null when not rendered. */
     accessibilityScore: p.smallint().nullable(),
+    /** The page's budget outcome: counts and the assertions that did not pass; null without a budget. */
+    assertions: p.json<PageAssertions>().nullable(),
     error: p.string().length(512).nullable(),
     /** How many times a worker took it up (more than one after an instance stopped mid-page). */
     attempts: p.smallint().default(0),

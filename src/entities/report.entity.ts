@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
+import type { ReportCategories } from '../reports/categories.ts';
+import type { LabStats } from '../reports/lab-samples.ts';
 import { UserSchema } from './user.entity.ts';
 
 export type ReportResult = 'good' | 'decent' | 'bad';
@@ -66,6 +68,10 @@ export const ReportSchema = defineEntity({
      * conversion back to text; no query looks inside it (docs/decisions/0006-raw-json-results.md).
      */
     results: p.json<Record<string, unknown>>().columnType('json'),
+    /** Category summaries (src/reports/categories.ts); null on reports stored before them. */
+    categories: p.json<ReportCategories>().columnType('json').nullable(),
+    /** Median and spread of the runs' lab figures (src/reports/lab-samples.ts); null when not rendered. */
+    labStats: p.json<LabStatsColumn>().columnType('json').nullable(),
     privacy: p.smallint().$type<Privacy>().default(1),
     // Never serialised: describeReport exposes only `password: boolean`. (`hidden()` would brand
     // the type and lose its null.)
@@ -88,5 +94,11 @@ export const ReportSchema = defineEntity({
       .onUpdate(() => new Date()),
   },
 });
+
+/** A report's lab statistics: how many runs were made and each metric's median and spread. */
+export interface LabStatsColumn {
+  runs: number;
+  metrics: LabStats;
+}
 
 export type Report = InferEntity<typeof ReportSchema>;
