@@ -2,6 +2,8 @@ import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
 import { UserSchema } from './user.entity.ts';
 import { ReportSchema } from './report.entity.ts';
+import type { RunBudget } from '../audits/budgets.ts';
+import type { RunRegressions } from '../audits/regressions.ts';
 
 /* The JSON columns of a run: its summary and what changed since the run before it (src/audits/changes.ts computes both). */
 
@@ -25,6 +27,10 @@ export interface RunSummary {
   /** The checks failing on the most pages, most first (at most 10). */
   top_failing_checks: Array<{ check: string; pages: number }>;
   accessibility: RunAccessibility;
+  /** The budget's outcome over the run's pages (an audit with a budget). */
+  budget?: RunBudget;
+  /** Regressions against the baseline run (pages measured in both). */
+  regressions?: RunRegressions;
   /** Set by the run's end when the audited host is behind a gateway site of the same account. */
   gateway?: {
     passed: boolean;
