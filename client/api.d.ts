@@ -70,6 +70,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audits/{id}/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set an audit's budget, runs and baseline */
+        put: operations["audits-configure"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audits/{id}/runs": {
         parameters: {
             query?: never;
@@ -806,6 +823,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            baseline_run_id: number | null;
+                            budget: {
+                                aggregation_method: ("median" | "optimistic" | "pessimistic" | "median-run") | null;
+                                assertions: {
+                                    [key: string]: unknown;
+                                };
+                                path: string | null;
+                                preset: ("lighthouse:recommended" | "lighthouse:no-pwa") | null;
+                                url_pattern: string | null;
+                            }[];
                             created_at: string;
                             exclude: string[];
                             id: number;
@@ -819,6 +846,7 @@ export interface operations {
                             project: string;
                             render: boolean | null;
                             run_id: number | null;
+                            runs: number;
                             schedule: string | null;
                             /** @enum {string} */
                             status: "queued" | "running" | "completed" | "failed" | "cancelled";
@@ -833,6 +861,18 @@ export interface operations {
                                         pages: number;
                                         rule: string;
                                     }[];
+                                };
+                                /** @description The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages. */
+                                budget?: {
+                                    error_pages: number;
+                                    pages: number;
+                                    top_failing: {
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        pages: number;
+                                    }[];
+                                    warning_pages: number;
                                 };
                                 failed_pages: number;
                                 /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
@@ -852,6 +892,22 @@ export interface operations {
                                     good: number;
                                 };
                                 pages: number;
+                                /** @description Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested. */
+                                regressions?: {
+                                    baseline_run: number;
+                                    metrics: {
+                                        /** @enum {string} */
+                                        metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                        pages: {
+                                            baseline_median: number;
+                                            change: number;
+                                            median: number;
+                                            p_value: number;
+                                            url: string;
+                                        }[];
+                                    }[];
+                                    pages: number;
+                                };
                                 score: number | null;
                                 top_failing_checks: {
                                     check: string;
@@ -1031,21 +1087,249 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    budget?: ({
+                        ci: {
+                            assert: {
+                                /** @enum {string} */
+                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                assertions?: {
+                                    [key: string]: ("off" | "warn" | "error") | [
+                                        "off" | "warn" | "error",
+                                        {
+                                            /** @enum {string} */
+                                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                            maxLength?: number;
+                                            maxNumericValue?: number;
+                                            minScore?: number;
+                                        }
+                                    ] | [
+                                        "off" | "warn" | "error"
+                                    ];
+                                };
+                                assertMatrix?: {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    assertions?: {
+                                        [key: string]: ("off" | "warn" | "error") | [
+                                            "off" | "warn" | "error",
+                                            {
+                                                /** @enum {string} */
+                                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                                maxLength?: number;
+                                                maxNumericValue?: number;
+                                                minScore?: number;
+                                            }
+                                        ] | [
+                                            "off" | "warn" | "error"
+                                        ];
+                                    };
+                                    matchingUrlPattern?: string;
+                                    /** @enum {string} */
+                                    preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                                }[];
+                                includePassedAssertions?: boolean;
+                                /** @enum {string} */
+                                preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        budgets: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            path?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                        assertions?: {
+                            [key: string]: ("off" | "warn" | "error") | [
+                                "off" | "warn" | "error",
+                                {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    maxLength?: number;
+                                    maxNumericValue?: number;
+                                    minScore?: number;
+                                }
+                            ] | [
+                                "off" | "warn" | "error"
+                            ];
+                        };
+                        assertMatrix?: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            matchingUrlPattern?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                        includePassedAssertions?: boolean;
+                        /** @enum {string} */
+                        preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                    };
                     exclude?: string[];
                     include?: string[];
                     max_pages?: number;
                     /** @enum {string} */
                     render?: "0" | "1";
+                    runs?: number;
                     schedule?: string;
                     timezone?: string;
                     url: string;
                 };
                 "application/x-www-form-urlencoded": {
+                    budget?: ({
+                        ci: {
+                            assert: {
+                                /** @enum {string} */
+                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                assertions?: {
+                                    [key: string]: ("off" | "warn" | "error") | [
+                                        "off" | "warn" | "error",
+                                        {
+                                            /** @enum {string} */
+                                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                            maxLength?: number;
+                                            maxNumericValue?: number;
+                                            minScore?: number;
+                                        }
+                                    ] | [
+                                        "off" | "warn" | "error"
+                                    ];
+                                };
+                                assertMatrix?: {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    assertions?: {
+                                        [key: string]: ("off" | "warn" | "error") | [
+                                            "off" | "warn" | "error",
+                                            {
+                                                /** @enum {string} */
+                                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                                maxLength?: number;
+                                                maxNumericValue?: number;
+                                                minScore?: number;
+                                            }
+                                        ] | [
+                                            "off" | "warn" | "error"
+                                        ];
+                                    };
+                                    matchingUrlPattern?: string;
+                                    /** @enum {string} */
+                                    preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                                }[];
+                                includePassedAssertions?: boolean;
+                                /** @enum {string} */
+                                preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        budgets: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            path?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                        assertions?: {
+                            [key: string]: ("off" | "warn" | "error") | [
+                                "off" | "warn" | "error",
+                                {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    maxLength?: number;
+                                    maxNumericValue?: number;
+                                    minScore?: number;
+                                }
+                            ] | [
+                                "off" | "warn" | "error"
+                            ];
+                        };
+                        assertMatrix?: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            matchingUrlPattern?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                        includePassedAssertions?: boolean;
+                        /** @enum {string} */
+                        preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                    };
                     exclude?: string[];
                     include?: string[];
                     max_pages?: number;
                     /** @enum {string} */
                     render?: "0" | "1";
+                    runs?: number;
                     schedule?: string;
                     timezone?: string;
                     url: string;
@@ -1065,6 +1349,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            baseline_run_id: number | null;
+                            budget: {
+                                aggregation_method: ("median" | "optimistic" | "pessimistic" | "median-run") | null;
+                                assertions: {
+                                    [key: string]: unknown;
+                                };
+                                path: string | null;
+                                preset: ("lighthouse:recommended" | "lighthouse:no-pwa") | null;
+                                url_pattern: string | null;
+                            }[];
                             created_at: string;
                             exclude: string[];
                             id: number;
@@ -1078,6 +1372,7 @@ export interface operations {
                             project: string;
                             render: boolean | null;
                             run_id: number | null;
+                            runs: number;
                             schedule: string | null;
                             /** @enum {string} */
                             status: "queued" | "running" | "completed" | "failed" | "cancelled";
@@ -1092,6 +1387,18 @@ export interface operations {
                                         pages: number;
                                         rule: string;
                                     }[];
+                                };
+                                /** @description The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages. */
+                                budget?: {
+                                    error_pages: number;
+                                    pages: number;
+                                    top_failing: {
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        pages: number;
+                                    }[];
+                                    warning_pages: number;
                                 };
                                 failed_pages: number;
                                 /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
@@ -1111,6 +1418,22 @@ export interface operations {
                                     good: number;
                                 };
                                 pages: number;
+                                /** @description Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested. */
+                                regressions?: {
+                                    baseline_run: number;
+                                    metrics: {
+                                        /** @enum {string} */
+                                        metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                        pages: {
+                                            baseline_median: number;
+                                            change: number;
+                                            median: number;
+                                            p_value: number;
+                                            url: string;
+                                        }[];
+                                    }[];
+                                    pages: number;
+                                };
                                 score: number | null;
                                 top_failing_checks: {
                                     check: string;
@@ -1365,12 +1688,37 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            baseline_run_id: number | null;
+                            budget: {
+                                aggregation_method: ("median" | "optimistic" | "pessimistic" | "median-run") | null;
+                                assertions: {
+                                    [key: string]: unknown;
+                                };
+                                path: string | null;
+                                preset: ("lighthouse:recommended" | "lighthouse:no-pwa") | null;
+                                url_pattern: string | null;
+                            }[];
                             created_at: string;
                             exclude: string[];
                             id: number;
                             include: string[];
                             max_pages: number;
                             pages: {
+                                assertions: {
+                                    failed: number;
+                                    failing: {
+                                        actual: number | null;
+                                        expected: number;
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        name: string;
+                                        /** @enum {string} */
+                                        status: "failed" | "not_measured";
+                                    }[];
+                                    not_measured: number;
+                                    passed: number;
+                                } | null;
                                 error: string | null;
                                 report_id: number | null;
                                 result: ("good" | "decent" | "bad") | null;
@@ -1387,6 +1735,7 @@ export interface operations {
                             project: string;
                             render: boolean | null;
                             run_id: number | null;
+                            runs: number;
                             schedule: string | null;
                             /** @enum {string} */
                             status: "queued" | "running" | "completed" | "failed" | "cancelled";
@@ -1401,6 +1750,18 @@ export interface operations {
                                         pages: number;
                                         rule: string;
                                     }[];
+                                };
+                                /** @description The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages. */
+                                budget?: {
+                                    error_pages: number;
+                                    pages: number;
+                                    top_failing: {
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        pages: number;
+                                    }[];
+                                    warning_pages: number;
                                 };
                                 failed_pages: number;
                                 /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
@@ -1420,6 +1781,22 @@ export interface operations {
                                     good: number;
                                 };
                                 pages: number;
+                                /** @description Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested. */
+                                regressions?: {
+                                    baseline_run: number;
+                                    metrics: {
+                                        /** @enum {string} */
+                                        metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                        pages: {
+                                            baseline_median: number;
+                                            change: number;
+                                            median: number;
+                                            p_value: number;
+                                            url: string;
+                                        }[];
+                                    }[];
+                                    pages: number;
+                                };
                                 score: number | null;
                                 top_failing_checks: {
                                     check: string;
@@ -1785,6 +2162,483 @@ export interface operations {
             };
         };
     };
+    "audits-configure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    baseline_run?: number | null;
+                    budget?: (({
+                        ci: {
+                            assert: {
+                                /** @enum {string} */
+                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                assertions?: {
+                                    [key: string]: ("off" | "warn" | "error") | [
+                                        "off" | "warn" | "error",
+                                        {
+                                            /** @enum {string} */
+                                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                            maxLength?: number;
+                                            maxNumericValue?: number;
+                                            minScore?: number;
+                                        }
+                                    ] | [
+                                        "off" | "warn" | "error"
+                                    ];
+                                };
+                                assertMatrix?: {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    assertions?: {
+                                        [key: string]: ("off" | "warn" | "error") | [
+                                            "off" | "warn" | "error",
+                                            {
+                                                /** @enum {string} */
+                                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                                maxLength?: number;
+                                                maxNumericValue?: number;
+                                                minScore?: number;
+                                            }
+                                        ] | [
+                                            "off" | "warn" | "error"
+                                        ];
+                                    };
+                                    matchingUrlPattern?: string;
+                                    /** @enum {string} */
+                                    preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                                }[];
+                                includePassedAssertions?: boolean;
+                                /** @enum {string} */
+                                preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        budgets: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            path?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                        assertions?: {
+                            [key: string]: ("off" | "warn" | "error") | [
+                                "off" | "warn" | "error",
+                                {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    maxLength?: number;
+                                    maxNumericValue?: number;
+                                    minScore?: number;
+                                }
+                            ] | [
+                                "off" | "warn" | "error"
+                            ];
+                        };
+                        assertMatrix?: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            matchingUrlPattern?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                        includePassedAssertions?: boolean;
+                        /** @enum {string} */
+                        preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                    }) | null;
+                    runs?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            baseline_run_id: number | null;
+                            budget: {
+                                aggregation_method: ("median" | "optimistic" | "pessimistic" | "median-run") | null;
+                                assertions: {
+                                    [key: string]: unknown;
+                                };
+                                path: string | null;
+                                preset: ("lighthouse:recommended" | "lighthouse:no-pwa") | null;
+                                url_pattern: string | null;
+                            }[];
+                            created_at: string;
+                            exclude: string[];
+                            id: number;
+                            include: string[];
+                            max_pages: number;
+                            progress: {
+                                done: number;
+                                failed: number;
+                                total: number;
+                            };
+                            project: string;
+                            render: boolean | null;
+                            run_id: number | null;
+                            runs: number;
+                            schedule: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                            summary: {
+                                /** @description The accessibility category over the run’s rendered pages (audit `render`): mean score, rules failing on the most pages; `needs_rendering` when no page was rendered. */
+                                accessibility?: {
+                                    pages: number;
+                                    score: number | null;
+                                    /** @enum {string} */
+                                    status: "measured" | "needs_rendering";
+                                    top_failing_rules: {
+                                        pages: number;
+                                        rule: string;
+                                    }[];
+                                };
+                                /** @description The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages. */
+                                budget?: {
+                                    error_pages: number;
+                                    pages: number;
+                                    top_failing: {
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        pages: number;
+                                    }[];
+                                    warning_pages: number;
+                                };
+                                failed_pages: number;
+                                /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
+                                gateway?: {
+                                    checks: {
+                                        ok: boolean;
+                                        /** @enum {string} */
+                                        outcome: "pass" | "challenge" | "refuse" | "deny";
+                                        persona: string;
+                                        rule: string;
+                                    }[];
+                                    passed: boolean;
+                                };
+                                grades: {
+                                    bad: number;
+                                    decent: number;
+                                    good: number;
+                                };
+                                pages: number;
+                                /** @description Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested. */
+                                regressions?: {
+                                    baseline_run: number;
+                                    metrics: {
+                                        /** @enum {string} */
+                                        metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                        pages: {
+                                            baseline_median: number;
+                                            change: number;
+                                            median: number;
+                                            p_value: number;
+                                            url: string;
+                                        }[];
+                                    }[];
+                                    pages: number;
+                                };
+                                score: number | null;
+                                top_failing_checks: {
+                                    check: string;
+                                    pages: number;
+                                }[];
+                            } | null;
+                            timezone: string | null;
+                            updated_at: string;
+                            url: string;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_BAD_REQUEST";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
     "audits-runs": {
         parameters: {
             query?: {
@@ -1864,6 +2718,18 @@ export interface operations {
                                         rule: string;
                                     }[];
                                 };
+                                /** @description The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages. */
+                                budget?: {
+                                    error_pages: number;
+                                    pages: number;
+                                    top_failing: {
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        pages: number;
+                                    }[];
+                                    warning_pages: number;
+                                };
                                 failed_pages: number;
                                 /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
                                 gateway?: {
@@ -1882,6 +2748,22 @@ export interface operations {
                                     good: number;
                                 };
                                 pages: number;
+                                /** @description Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested. */
+                                regressions?: {
+                                    baseline_run: number;
+                                    metrics: {
+                                        /** @enum {string} */
+                                        metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                        pages: {
+                                            baseline_median: number;
+                                            change: number;
+                                            median: number;
+                                            p_value: number;
+                                            url: string;
+                                        }[];
+                                    }[];
+                                    pages: number;
+                                };
                                 score: number | null;
                                 top_failing_checks: {
                                     check: string;
@@ -7094,7 +7976,7 @@ export interface operations {
                             disabled_at: string | null;
                             disabled_reason: string | null;
                             enabled: boolean;
-                            events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            events: ("audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed")[];
                             failures_in_row: number;
                             id: number;
                             url: string;
@@ -7248,11 +8130,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                    events: ("audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed")[];
                     url: string;
                 };
                 "application/x-www-form-urlencoded": {
-                    events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                    events: ("audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed")[];
                     url: string;
                 };
             };
@@ -7274,7 +8156,7 @@ export interface operations {
                             disabled_at: string | null;
                             disabled_reason: string | null;
                             enabled: boolean;
-                            events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            events: ("audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed")[];
                             failures_in_row: number;
                             id: number;
                             secret: string;
@@ -7715,7 +8597,7 @@ export interface operations {
                             created_at: string;
                             error: string | null;
                             /** @enum {string} */
-                            event: "audit.completed" | "audit.failed" | "report.grade_changed";
+                            event: "audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed";
                             id: number;
                             message_id: string;
                             response_status: number | null;
@@ -7914,7 +8796,7 @@ export interface operations {
                             disabled_at: string | null;
                             disabled_reason: string | null;
                             enabled: boolean;
-                            events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            events: ("audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed")[];
                             failures_in_row: number;
                             id: number;
                             url: string;

@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuditBudgetSchema } from '../entities/audit-budget.entity.ts';
-import type { PageAssertions } from '../entities/audit.entity.ts';
+import type { PageAssertions, RunBudget } from '../entities/audit.entity.ts';
 import { assertMeasurement } from '../budgets/assert-report.ts';
 import type { StoredBudgetGroup } from '../budgets/budget.ts';
 import type { LabFigures } from '../reports/lab-samples.ts';
@@ -61,14 +61,6 @@ export function assertPage(
       name: a.name,
     })),
   };
-}
-
-/** A run's budget outcome over its pages: how many pages fail an error (or only a warning) assertion, and the assertions failing on the most pages. */
-export interface RunBudget {
-  pages: number;
-  error_pages: number;
-  warning_pages: number;
-  top_failing: Array<{ key: string; level: 'warn' | 'error'; pages: number }>;
 }
 
 export function summarizeBudget(pages: ReadonlyArray<{ assertions?: PageAssertions | null }>): RunBudget | null {

@@ -7,18 +7,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { compareRuns } from '../budgets/regression.ts';
 import type { LabMetric } from '../budgets/lighthouse-map.ts';
+import type { RunRegressions } from '../entities/audit.entity.ts';
 import type { LabFigures } from '../reports/lab-samples.ts';
-
-export interface RunRegressions {
-  baseline_run: number;
-  /** Pages tested (measured in both runs with enough runs). */
-  pages: number;
-  /** The metrics that regressed, each with its pages. */
-  metrics: Array<{
-    metric: LabMetric;
-    pages: Array<{ url: string; baseline_median: number; median: number; change: number; p_value: number }>;
-  }>;
-}
 
 /** Each page's runs' lab figures, by URL, for the run's done pages with a report. */
 async function samplesByUrl(em: EntityManager, runId: number): Promise<Map<string, LabFigures[]>> {

@@ -9,12 +9,13 @@
 import { z } from 'zod';
 import { checkPathPattern, checkSafePattern, compilePathPattern, compileSafePattern } from '../gateway/patterns.ts';
 import { assertionTarget, type AssertionTarget } from './lighthouse-map.ts';
-import { presetAssertions, presetNames, presetUncovered, type PresetName } from './presets.ts';
+import { presetAssertions, presetNames, presetUncovered } from './presets.ts';
+import type { AggregationMethod, AssertionLevel, AssertionValue, PresetName } from '../entities/audit-budget.entity.ts';
 
 export const levels = ['off', 'warn', 'error'] as const;
 export const aggregationMethods = ['median', 'optimistic', 'pessimistic', 'median-run'] as const;
-export type Level = (typeof levels)[number];
-export type AggregationMethod = (typeof aggregationMethods)[number];
+export type Level = AssertionLevel;
+export type { AggregationMethod };
 
 const options = z
   .object({
@@ -94,7 +95,7 @@ export interface StoredBudgetGroup {
   url_pattern: string | null;
   preset: PresetName | null;
   aggregation_method: AggregationMethod | null;
-  assertions: Record<string, z.infer<typeof assertion>>;
+  assertions: Record<string, AssertionValue>;
 }
 
 /** One assertion ready to evaluate. */
@@ -130,7 +131,7 @@ export function toStoredGroups(input: BudgetInput): StoredBudgetGroup[] {
       assertions: g.assertions ?? {},
     }));
   }
-  const a = section as z.infer<typeof assertSection>;
+  const a = section;
   if (a.assertMatrix?.length) {
     return a.assertMatrix.map((m) => ({
       path: null,

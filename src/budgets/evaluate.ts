@@ -14,7 +14,7 @@ import { accessibilityOf } from '../reports/accessibility.ts';
 import { median, metricScore, type LabFigures } from '../reports/lab-samples.ts';
 import type { ReportResults, ResultEntry } from '../reports/results.ts';
 import type { AggregationMethod, Assertion, Level } from './budget.ts';
-import { metricChecks, type LabMetric } from './lighthouse-map.ts';
+import { metricChecks } from './lighthouse-map.ts';
 
 export type AssertionKind = 'minScore' | 'maxNumericValue' | 'maxLength';
 
@@ -100,7 +100,7 @@ function valuesOf(a: Assertion, kind: AssertionKind, m: Measurement): number[] |
   if (metric && m.runs.length > 0 && a.aggregationMethod !== 'median-run' && kind !== 'maxLength') {
     const values = m.runs.map((r) => r[metric]).filter((v): v is number => v !== null);
     if (values.length === 0) return `No run recorded ${t.check}.`;
-    return kind === 'minScore' ? values.map((v) => metricScore(metric as LabMetric, v)) : values;
+    return kind === 'minScore' ? values.map((v) => metricScore(metric, v)) : values;
   }
   const entry = m.results[t.check];
   if (!entry) {

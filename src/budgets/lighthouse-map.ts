@@ -9,8 +9,9 @@
 import { accessibilityRules } from '../analyzer/checks/accessibility.ts';
 import { checkIdentity } from '../analyzer/checks/definitions.ts';
 
-/** A lab figure that repeated runs keep per run (src/reports/lab-samples.ts). */
-export type LabMetric = 'fcp' | 'lcp' | 'tbt' | 'cls' | 'score' | 'bytes';
+import type { LabMetric } from '../entities/report.entity.ts';
+
+export type { LabMetric };
 
 /** Where an assertion's values come from. */
 export type AssertionTarget =

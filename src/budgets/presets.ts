@@ -8,6 +8,7 @@
  * two assert the same here.
  */
 import { assertionTarget } from './lighthouse-map.ts';
+import type { PresetName } from '../entities/audit-budget.entity.ts';
 
 type Level = 'off' | 'warn' | 'error';
 type PresetEntry = [Level, { minScore?: number; maxLength?: number }];
@@ -109,8 +110,7 @@ const recommended: Record<string, PresetEntry> = {
   ),
 };
 
-export const presetNames = ['lighthouse:recommended', 'lighthouse:no-pwa'] as const;
-export type PresetName = (typeof presetNames)[number];
+export const presetNames = ['lighthouse:recommended', 'lighthouse:no-pwa'] as const satisfies readonly PresetName[];
 
 /** The preset's assertions that our checks cover. */
 export function presetAssertions(_name: PresetName): Record<string, PresetEntry> {

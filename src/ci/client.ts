@@ -7,14 +7,14 @@
 export class ServiceError extends Error {}
 
 export interface Client {
-  call<T = any>(method: string, path: string, body?: unknown): Promise<T>;
+  call<T>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
 /** A client of `server` with `key`; each call has `timeoutMs`. */
 export function createClient(server: string, key: string, timeoutMs: number): Client {
   const base = server.replace(/\/+$/, '');
   return {
-    async call(method, path, body) {
+    async call<T>(method: string, path: string, body?: unknown): Promise<T> {
       let res: Response;
       try {
         res = await fetch(`${base}${path}`, {
@@ -32,18 +32,21 @@ export function createClient(server: string, key: string, timeoutMs: number): Cl
         throw new ServiceError(`${method} ${path}: the service did not answer (${why}).`);
       }
       const text = await res.text();
-      let parsed: any;
+      let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
         parsed = undefined;
       }
       if (!res.ok) {
-        const said = parsed?.message ?? text.slice(0, 200);
-        const fields = parsed?.errors ? ` ${JSON.stringify(parsed.errors)}` : '';
+        // The service's error shape (docs/api.md): {message, errors?}.
+        const error = (parsed ?? {}) as { message?: string; errors?: unknown };
+        const said = error.message ?? text.slice(0, 200);
+        const fields = error.errors ? ` ${JSON.stringify(error.errors)}` : '';
         throw new ServiceError(`${method} ${path}: ${res.status} ${said}${fields}`);
       }
-      return parsed;
+      if (parsed === undefined) throw new ServiceError(`${method} ${path}: the answer is not JSON.`);
+      return parsed as T;
     },
   };
 }

@@ -16,7 +16,8 @@ import { parseArgs } from 'node:util';
 import { createClient, ServiceError, type Client } from './client.ts';
 import { toJUnit } from './junit.ts';
 import { toMarkdown, type Fixes } from './markdown.ts';
-import { exitCodeOf, failsBuild, type UrlOutcome } from './outcome.ts';
+import { exitCodeOf, failsBuild, type RegressionLine, type UrlOutcome } from './outcome.ts';
+import type { AuditRead, AuditRuns, CheckList, CreatedReport, ReportAssertion } from './api.ts';
 
 const usage = `Usage: auditcaptcha assert [options] (URL... | --audit ID)
 
@@ -130,13 +131,13 @@ async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Promise<Opt
 
 async function assertUrl(o: Options, url: string): Promise<UrlOutcome> {
   progress(`measuring ${url}${o.runs && o.runs > 1 ? ` (${o.runs} runs)` : ''}...`);
-  const created = await o.client.call('POST', '/api/v1/reports', {
+  const created = await o.client.call<CreatedReport>('POST', '/api/v1/reports', {
     url,
     render: o.render ? '1' : '0',
     ...(o.runs ? { runs: String(o.runs) } : {}),
   });
-  const id = created.data.id as number;
-  const { data } = await o.client.call('POST', `/api/v1/reports/${id}/assert`, {
+  const id = created.data.id;
+  const { data } = await o.client.call<ReportAssertion>('POST', `/api/v1/reports/${id}/assert`, {
     ...(o.budget !== undefined ? { budget: o.budget } : {}),
     ...(o.baseline !== undefined ? { baseline: o.baseline } : {}),
   });
@@ -152,7 +153,7 @@ async function assertUrl(o: Options, url: string): Promise<UrlOutcome> {
 }
 
 /** An audit's stored budget groups in a form the assert endpoint takes. */
-function budgetOfAudit(groups: any[]): unknown {
+function budgetOfAudit(groups: AuditRead['data']['budget']): unknown {
   if (groups.length === 0) return undefined;
   if (groups.some((g) => g.url_pattern)) {
     return {
@@ -175,28 +176,30 @@ function budgetOfAudit(groups: any[]): unknown {
 }
 
 async function assertAudit(o: Options, id: number): Promise<UrlOutcome[]> {
-  const { data: audit } = await o.client.call('GET', `/api/v1/audits/${id}`);
-  const runs = await o.client.call('GET', `/api/v1/audits/${id}/runs?per_page=10`);
-  const completed = (runs.data as any[]).find((r) => r.status === 'completed');
+  const { data: audit } = await o.client.call<AuditRead>('GET', `/api/v1/audits/${id}`);
+  const runs = await o.client.call<AuditRuns>('GET', `/api/v1/audits/${id}/runs?per_page=10`);
+  const completed = runs.data.find((r) => r.status === 'completed');
   if (!completed) throw new ServiceError(`Audit ${id} has no completed run yet.`);
   if (completed.id !== audit.run_id)
     throw new ServiceError(
       `Audit ${id}'s latest run (${audit.run_id}) is ${audit.status}; try again when it has completed.`,
     );
   const budget = o.budget ?? budgetOfAudit(audit.budget);
-  const regressed = new Map<
-    string,
-    Array<{ metric: string; baseline_median: number; median: number; change: number; p_value: number }>
-  >();
+  const regressed = new Map<string, RegressionLine[]>();
   for (const m of completed.summary?.regressions?.metrics ?? []) {
-    for (const p of m.pages) regressed.set(p.url, [...(regressed.get(p.url) ?? []), { metric: m.metric, ...p }]);
+    for (const p of m.pages)
+      regressed.set(p.url, [...(regressed.get(p.url) ?? []), { metric: m.metric, ...p, regressed: true }]);
   }
-  const baselineRun = completed.summary?.regressions?.baseline_run as number | undefined;
+  const baselineRun = completed.summary?.regressions?.baseline_run;
   const out: UrlOutcome[] = [];
-  for (const page of audit.pages as any[]) {
+  for (const page of audit.pages) {
     if (page.status !== 'done' || !page.report_id) continue;
     progress(`asserting ${page.url} (report ${page.report_id})...`);
-    const { data } = await o.client.call('POST', `/api/v1/reports/${page.report_id}/assert`, budget ? { budget } : {});
+    const { data } = await o.client.call<ReportAssertion>(
+      'POST',
+      `/api/v1/reports/${page.report_id}/assert`,
+      budget ? { budget } : {},
+    );
     out.push({
       url: page.url,
       report_id: page.report_id,
@@ -207,7 +210,7 @@ async function assertAudit(o: Options, id: number): Promise<UrlOutcome[]> {
           ? null
           : {
               baseline: `run ${baselineRun}`,
-              metrics: (regressed.get(page.url) ?? []).map((m) => ({ ...m, regressed: true })),
+              metrics: regressed.get(page.url) ?? [],
             },
     });
   }
@@ -215,10 +218,8 @@ async function assertAudit(o: Options, id: number): Promise<UrlOutcome[]> {
 }
 
 async function fixesOf(client: Client): Promise<Fixes> {
-  const { data } = await client.call('GET', '/api/v1/checks');
-  return new Map(
-    (data as Array<{ id: string; title: string; fix: string }>).map((c) => [c.id, { title: c.title, fix: c.fix }]),
-  );
+  const { data } = await client.call<CheckList>('GET', '/api/v1/checks');
+  return new Map(data.map((c) => [c.id, { title: c.title, fix: c.fix }]));
 }
 
 /** Runs the command; resolves to the exit code. */

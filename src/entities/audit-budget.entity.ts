@@ -1,8 +1,18 @@
-import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
-import type { AggregationMethod, StoredBudgetGroup } from '../budgets/budget.ts';
-import type { PresetName } from '../budgets/presets.ts';
 import { AuditSchema } from './audit.entity.ts';
+
+/** Lighthouse CI's assertion levels, aggregation methods and the presets we take. */
+export type AssertionLevel = 'off' | 'warn' | 'error';
+export type AggregationMethod = 'median' | 'optimistic' | 'pessimistic' | 'median-run';
+export type PresetName = 'lighthouse:recommended' | 'lighthouse:no-pwa';
+/** One assertion as LHCI writes it: a level, or a level and its options. */
+export type AssertionValue =
+  | AssertionLevel
+  | [AssertionLevel]
+  | [
+      AssertionLevel,
+      { minScore?: number; maxNumericValue?: number; maxLength?: number; aggregationMethod?: AggregationMethod },
+    ];
 
 /**
  * One group of an audit's budget (src/budgets/budget.ts): the pages it applies to (a path
@@ -20,8 +30,7 @@ export const AuditBudgetSchema = defineEntity({
     urlPattern: p.string().length(200).nullable(),
     preset: p.string().length(32).$type<PresetName>().nullable(),
     aggregationMethod: p.string().length(16).$type<AggregationMethod>().nullable(),
-    assertions: p.json<StoredBudgetGroup['assertions']>(),
+    assertions: p.json<Record<string, AssertionValue>>(),
   },
 });
 
-export type AuditBudget = InferEntity<typeof AuditBudgetSchema>;

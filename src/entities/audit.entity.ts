@@ -2,8 +2,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
 import { UserSchema } from './user.entity.ts';
 import { ReportSchema } from './report.entity.ts';
-import type { RunBudget } from '../audits/budgets.ts';
-import type { RunRegressions } from '../audits/regressions.ts';
+import type { LabMetric } from './report.entity.ts';
 
 /* The JSON columns of a run: its summary and what changed since the run before it (src/audits/changes.ts computes both). */
 
@@ -17,6 +16,26 @@ export interface RunAccessibility {
   score: number | null;
   /** The rules failing on the most pages, most first (at most 10). */
   top_failing_rules: Array<{ rule: string; pages: number }>;
+}
+
+/** A run's budget outcome over its pages: how many pages fail an error (or only a warning) assertion, and the assertions failing on the most pages. */
+export interface RunBudget {
+  pages: number;
+  error_pages: number;
+  warning_pages: number;
+  top_failing: Array<{ key: string; level: 'warn' | 'error'; pages: number }>;
+}
+
+/** A run's regressions against its baseline run (src/audits/regressions.ts). */
+export interface RunRegressions {
+  baseline_run: number;
+  /** Pages tested (measured in both runs with enough runs). */
+  pages: number;
+  /** The metrics that regressed, each with its pages. */
+  metrics: Array<{
+    metric: LabMetric;
+    pages: Array<{ url: string; baseline_median: number; median: number; change: number; p_value: number }>;
+  }>;
 }
 
 export interface RunSummary {

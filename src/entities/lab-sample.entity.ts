@@ -1,4 +1,3 @@
-import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
 import { ReportSchema } from './report.entity.ts';
 
@@ -20,4 +19,3 @@ export const LabSampleSchema = defineEntity({
   },
 });
 
-export type LabSample = InferEntity<typeof LabSampleSchema>;

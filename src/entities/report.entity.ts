@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
-import type { ReportCategories } from '../reports/categories.ts';
-import type { LabStats } from '../reports/lab-samples.ts';
 import { UserSchema } from './user.entity.ts';
 
 export type ReportResult = 'good' | 'decent' | 'bad';
@@ -94,6 +92,36 @@ export const ReportSchema = defineEntity({
       .onUpdate(() => new Date()),
   },
 });
+
+/** A report's category summaries (src/reports/categories.ts computes them). */
+export interface ReportCategories {
+  performance: { status: 'measured'; score: number } | { status: 'needs_rendering' };
+  accessibility:
+    | {
+        status: 'measured';
+        score: number | null;
+        passed: number;
+        failed: number;
+        needs_review: number;
+        not_applicable: number;
+      }
+    | { status: 'needs_rendering' }
+    | { status: 'not_measured' };
+}
+
+/** A lab figure that repeated runs keep per run (src/reports/lab-samples.ts). */
+export type LabMetric = 'fcp' | 'lcp' | 'tbt' | 'cls' | 'score' | 'bytes';
+
+/** Median and spread of one metric over a report's runs. */
+export interface MetricStats {
+  runs: number;
+  median: number;
+  min: number;
+  max: number;
+  /** Interquartile range (the spread of the middle half). */
+  iqr: number;
+}
+export type LabStats = Partial<Record<LabMetric, MetricStats>>;
 
 /** A report's lab statistics: how many runs were made and each metric's median and spread. */
 export interface LabStatsColumn {

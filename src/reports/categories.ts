@@ -6,25 +6,9 @@
  */
 import { accessibilityOf } from './accessibility.ts';
 import type { ReportResults } from './results.ts';
+import type { ReportCategories } from '../entities/report.entity.ts';
 
-export type PerformanceCategory = { status: 'measured'; score: number } | { status: 'needs_rendering' };
-
-export type AccessibilityCategory =
-  | {
-      status: 'measured';
-      score: number | null;
-      passed: number;
-      failed: number;
-      needs_review: number;
-      not_applicable: number;
-    }
-  | { status: 'needs_rendering' }
-  | { status: 'not_measured' };
-
-export interface ReportCategories {
-  performance: PerformanceCategory;
-  accessibility: AccessibilityCategory;
-}
+export type { ReportCategories };
 
 /** The summaries of stored results. */
 export function categoriesOf(results: ReportResults): ReportCategories {

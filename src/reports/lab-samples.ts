@@ -4,7 +4,7 @@
  * (`lab_stats`): what budgets aggregate and what regressions are tested on.
  */
 import { logNormalScore, labCurves } from '../analyzer/render/lab.ts';
-import type { LabMetric } from '../budgets/lighthouse-map.ts';
+import type { LabMetric, LabStats } from '../entities/report.entity.ts';
 import type { ReportResults } from './results.ts';
 
 /** One run's lab figures; null where the run did not record it. */
@@ -12,20 +12,8 @@ export type LabFigures = Record<LabMetric, number | null>;
 
 export const labMetrics: readonly LabMetric[] = ['fcp', 'lcp', 'tbt', 'cls', 'score', 'bytes'];
 
-/** Median and spread of one metric over a report's runs. */
-export interface MetricStats {
-  runs: number;
-  median: number;
-  min: number;
-  max: number;
-  /** Interquartile range (the spread of the middle half). */
-  iqr: number;
-}
-export type LabStats = Partial<Record<LabMetric, MetricStats>>;
-
 const numberOf = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const msOf = (v: unknown): number | null =>
-  v !== null && typeof v === 'object' && 'ms' in v ? numberOf((v as { ms: unknown }).ms) : null;
+const msOf = (v: unknown): number | null => (v !== null && typeof v === 'object' && 'ms' in v ? numberOf(v.ms) : null);
 
 /** The lab figures of one analysis; null when it was not rendered (no lab checks). */
 export function labFiguresOf(results: ReportResults): LabFigures | null {

@@ -327,7 +327,8 @@ async function findPage(
     results: new RawJson(r.results_json as string),
     // Reports stored before the column have no summaries: theirs are computed from the results.
     categories: JSON.parse(
-      (r.categories_json as string | null) ?? JSON.stringify(categoriesOf(JSON.parse(r.results_json as string))),
+      (r.categories_json as string | null) ??
+        JSON.stringify(categoriesOf(JSON.parse(r.results_json as string) as ReportResults)),
     ) as ReportCategories,
     labStats: r.lab_stats_json ? (JSON.parse(r.lab_stats_json as string) as LabStatsColumn) : null,
   }));
