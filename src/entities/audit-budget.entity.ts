@@ -33,4 +33,3 @@ export const AuditBudgetSchema = defineEntity({
     assertions: p.json<Record<string, AssertionValue>>(),
   },
 });
-

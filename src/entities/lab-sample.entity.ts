@@ -18,4 +18,3 @@ export const LabSampleSchema = defineEntity({
     bytes: p.float().nullable(),
   },
 });
-
