@@ -69,6 +69,20 @@ describe('reports say their categories', () => {
       form: { url: `${site.url}/good`, runs: '0' },
     });
     expect(zero.status).toBe(422);
+    const created = await request(api('/api/v1/reports'), { method: 'POST', key, form: { url: `${site.url}/good` } });
+    const again = await request(api(`/api/v1/reports/${created.body.data.id}`), {
+      method: 'PUT',
+      key,
+      form: { results: '1', runs: '3' },
+    });
+    expect(again.status).toBe(200);
+    const tooMany = await request(api(`/api/v1/reports/${created.body.data.id}`), {
+      method: 'PUT',
+      key,
+      form: { results: '1', runs: '9' },
+    });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.errors).toHaveProperty('runs');
   });
 });
 
