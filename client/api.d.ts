@@ -70,6 +70,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audits/{id}/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set an audit's budget, runs and baseline */
+        put: operations["audits-configure"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audits/{id}/runs": {
         parameters: {
             query?: never;
@@ -265,6 +282,23 @@ export interface paths {
         head?: never;
         /** Update a report (PUT or PATCH) */
         patch: operations["reports-update-patch"];
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/assert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Assert a budget on a report */
+        post: operations["reports-assert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/sites/{sitekey}/gateway": {
@@ -789,6 +823,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            baseline_run_id: number | null;
+                            budget: {
+                                aggregation_method: ("median" | "optimistic" | "pessimistic" | "median-run") | null;
+                                assertions: {
+                                    [key: string]: unknown;
+                                };
+                                path: string | null;
+                                preset: ("lighthouse:recommended" | "lighthouse:no-pwa") | null;
+                                url_pattern: string | null;
+                            }[];
                             created_at: string;
                             exclude: string[];
                             id: number;
@@ -802,6 +846,7 @@ export interface operations {
                             project: string;
                             render: boolean | null;
                             run_id: number | null;
+                            runs: number;
                             schedule: string | null;
                             /** @enum {string} */
                             status: "queued" | "running" | "completed" | "failed" | "cancelled";
@@ -816,6 +861,18 @@ export interface operations {
                                         pages: number;
                                         rule: string;
                                     }[];
+                                };
+                                /** @description The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages. */
+                                budget?: {
+                                    error_pages: number;
+                                    pages: number;
+                                    top_failing: {
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        pages: number;
+                                    }[];
+                                    warning_pages: number;
                                 };
                                 failed_pages: number;
                                 /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
@@ -835,6 +892,22 @@ export interface operations {
                                     good: number;
                                 };
                                 pages: number;
+                                /** @description Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested. */
+                                regressions?: {
+                                    baseline_run: number;
+                                    metrics: {
+                                        /** @enum {string} */
+                                        metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                        pages: {
+                                            baseline_median: number;
+                                            change: number;
+                                            median: number;
+                                            p_value: number;
+                                            url: string;
+                                        }[];
+                                    }[];
+                                    pages: number;
+                                };
                                 score: number | null;
                                 top_failing_checks: {
                                     check: string;
@@ -1014,21 +1087,249 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    budget?: ({
+                        ci: {
+                            assert: {
+                                /** @enum {string} */
+                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                assertions?: {
+                                    [key: string]: ("off" | "warn" | "error") | [
+                                        "off" | "warn" | "error",
+                                        {
+                                            /** @enum {string} */
+                                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                            maxLength?: number;
+                                            maxNumericValue?: number;
+                                            minScore?: number;
+                                        }
+                                    ] | [
+                                        "off" | "warn" | "error"
+                                    ];
+                                };
+                                assertMatrix?: {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    assertions?: {
+                                        [key: string]: ("off" | "warn" | "error") | [
+                                            "off" | "warn" | "error",
+                                            {
+                                                /** @enum {string} */
+                                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                                maxLength?: number;
+                                                maxNumericValue?: number;
+                                                minScore?: number;
+                                            }
+                                        ] | [
+                                            "off" | "warn" | "error"
+                                        ];
+                                    };
+                                    matchingUrlPattern?: string;
+                                    /** @enum {string} */
+                                    preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                                }[];
+                                includePassedAssertions?: boolean;
+                                /** @enum {string} */
+                                preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        budgets: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            path?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                        assertions?: {
+                            [key: string]: ("off" | "warn" | "error") | [
+                                "off" | "warn" | "error",
+                                {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    maxLength?: number;
+                                    maxNumericValue?: number;
+                                    minScore?: number;
+                                }
+                            ] | [
+                                "off" | "warn" | "error"
+                            ];
+                        };
+                        assertMatrix?: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            matchingUrlPattern?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                        includePassedAssertions?: boolean;
+                        /** @enum {string} */
+                        preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                    };
                     exclude?: string[];
                     include?: string[];
                     max_pages?: number;
                     /** @enum {string} */
                     render?: "0" | "1";
+                    runs?: number;
                     schedule?: string;
                     timezone?: string;
                     url: string;
                 };
                 "application/x-www-form-urlencoded": {
+                    budget?: ({
+                        ci: {
+                            assert: {
+                                /** @enum {string} */
+                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                assertions?: {
+                                    [key: string]: ("off" | "warn" | "error") | [
+                                        "off" | "warn" | "error",
+                                        {
+                                            /** @enum {string} */
+                                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                            maxLength?: number;
+                                            maxNumericValue?: number;
+                                            minScore?: number;
+                                        }
+                                    ] | [
+                                        "off" | "warn" | "error"
+                                    ];
+                                };
+                                assertMatrix?: {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    assertions?: {
+                                        [key: string]: ("off" | "warn" | "error") | [
+                                            "off" | "warn" | "error",
+                                            {
+                                                /** @enum {string} */
+                                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                                maxLength?: number;
+                                                maxNumericValue?: number;
+                                                minScore?: number;
+                                            }
+                                        ] | [
+                                            "off" | "warn" | "error"
+                                        ];
+                                    };
+                                    matchingUrlPattern?: string;
+                                    /** @enum {string} */
+                                    preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                                }[];
+                                includePassedAssertions?: boolean;
+                                /** @enum {string} */
+                                preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        budgets: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            path?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                        assertions?: {
+                            [key: string]: ("off" | "warn" | "error") | [
+                                "off" | "warn" | "error",
+                                {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    maxLength?: number;
+                                    maxNumericValue?: number;
+                                    minScore?: number;
+                                }
+                            ] | [
+                                "off" | "warn" | "error"
+                            ];
+                        };
+                        assertMatrix?: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            matchingUrlPattern?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                        includePassedAssertions?: boolean;
+                        /** @enum {string} */
+                        preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                    };
                     exclude?: string[];
                     include?: string[];
                     max_pages?: number;
                     /** @enum {string} */
                     render?: "0" | "1";
+                    runs?: number;
                     schedule?: string;
                     timezone?: string;
                     url: string;
@@ -1048,6 +1349,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            baseline_run_id: number | null;
+                            budget: {
+                                aggregation_method: ("median" | "optimistic" | "pessimistic" | "median-run") | null;
+                                assertions: {
+                                    [key: string]: unknown;
+                                };
+                                path: string | null;
+                                preset: ("lighthouse:recommended" | "lighthouse:no-pwa") | null;
+                                url_pattern: string | null;
+                            }[];
                             created_at: string;
                             exclude: string[];
                             id: number;
@@ -1061,6 +1372,7 @@ export interface operations {
                             project: string;
                             render: boolean | null;
                             run_id: number | null;
+                            runs: number;
                             schedule: string | null;
                             /** @enum {string} */
                             status: "queued" | "running" | "completed" | "failed" | "cancelled";
@@ -1075,6 +1387,18 @@ export interface operations {
                                         pages: number;
                                         rule: string;
                                     }[];
+                                };
+                                /** @description The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages. */
+                                budget?: {
+                                    error_pages: number;
+                                    pages: number;
+                                    top_failing: {
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        pages: number;
+                                    }[];
+                                    warning_pages: number;
                                 };
                                 failed_pages: number;
                                 /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
@@ -1094,6 +1418,22 @@ export interface operations {
                                     good: number;
                                 };
                                 pages: number;
+                                /** @description Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested. */
+                                regressions?: {
+                                    baseline_run: number;
+                                    metrics: {
+                                        /** @enum {string} */
+                                        metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                        pages: {
+                                            baseline_median: number;
+                                            change: number;
+                                            median: number;
+                                            p_value: number;
+                                            url: string;
+                                        }[];
+                                    }[];
+                                    pages: number;
+                                };
                                 score: number | null;
                                 top_failing_checks: {
                                     check: string;
@@ -1348,12 +1688,37 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            baseline_run_id: number | null;
+                            budget: {
+                                aggregation_method: ("median" | "optimistic" | "pessimistic" | "median-run") | null;
+                                assertions: {
+                                    [key: string]: unknown;
+                                };
+                                path: string | null;
+                                preset: ("lighthouse:recommended" | "lighthouse:no-pwa") | null;
+                                url_pattern: string | null;
+                            }[];
                             created_at: string;
                             exclude: string[];
                             id: number;
                             include: string[];
                             max_pages: number;
                             pages: {
+                                assertions: {
+                                    failed: number;
+                                    failing: {
+                                        actual: number | null;
+                                        expected: number;
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        name: string;
+                                        /** @enum {string} */
+                                        status: "failed" | "not_measured";
+                                    }[];
+                                    not_measured: number;
+                                    passed: number;
+                                } | null;
                                 error: string | null;
                                 report_id: number | null;
                                 result: ("good" | "decent" | "bad") | null;
@@ -1370,6 +1735,7 @@ export interface operations {
                             project: string;
                             render: boolean | null;
                             run_id: number | null;
+                            runs: number;
                             schedule: string | null;
                             /** @enum {string} */
                             status: "queued" | "running" | "completed" | "failed" | "cancelled";
@@ -1384,6 +1750,18 @@ export interface operations {
                                         pages: number;
                                         rule: string;
                                     }[];
+                                };
+                                /** @description The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages. */
+                                budget?: {
+                                    error_pages: number;
+                                    pages: number;
+                                    top_failing: {
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        pages: number;
+                                    }[];
+                                    warning_pages: number;
                                 };
                                 failed_pages: number;
                                 /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
@@ -1403,6 +1781,22 @@ export interface operations {
                                     good: number;
                                 };
                                 pages: number;
+                                /** @description Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested. */
+                                regressions?: {
+                                    baseline_run: number;
+                                    metrics: {
+                                        /** @enum {string} */
+                                        metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                        pages: {
+                                            baseline_median: number;
+                                            change: number;
+                                            median: number;
+                                            p_value: number;
+                                            url: string;
+                                        }[];
+                                    }[];
+                                    pages: number;
+                                };
                                 score: number | null;
                                 top_failing_checks: {
                                     check: string;
@@ -1768,6 +2162,483 @@ export interface operations {
             };
         };
     };
+    "audits-configure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    baseline_run?: number | null;
+                    budget?: (({
+                        ci: {
+                            assert: {
+                                /** @enum {string} */
+                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                assertions?: {
+                                    [key: string]: ("off" | "warn" | "error") | [
+                                        "off" | "warn" | "error",
+                                        {
+                                            /** @enum {string} */
+                                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                            maxLength?: number;
+                                            maxNumericValue?: number;
+                                            minScore?: number;
+                                        }
+                                    ] | [
+                                        "off" | "warn" | "error"
+                                    ];
+                                };
+                                assertMatrix?: {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    assertions?: {
+                                        [key: string]: ("off" | "warn" | "error") | [
+                                            "off" | "warn" | "error",
+                                            {
+                                                /** @enum {string} */
+                                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                                maxLength?: number;
+                                                maxNumericValue?: number;
+                                                minScore?: number;
+                                            }
+                                        ] | [
+                                            "off" | "warn" | "error"
+                                        ];
+                                    };
+                                    matchingUrlPattern?: string;
+                                    /** @enum {string} */
+                                    preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                                }[];
+                                includePassedAssertions?: boolean;
+                                /** @enum {string} */
+                                preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        budgets: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            path?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                        assertions?: {
+                            [key: string]: ("off" | "warn" | "error") | [
+                                "off" | "warn" | "error",
+                                {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    maxLength?: number;
+                                    maxNumericValue?: number;
+                                    minScore?: number;
+                                }
+                            ] | [
+                                "off" | "warn" | "error"
+                            ];
+                        };
+                        assertMatrix?: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            matchingUrlPattern?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                        includePassedAssertions?: boolean;
+                        /** @enum {string} */
+                        preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                    }) | null;
+                    runs?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            baseline_run_id: number | null;
+                            budget: {
+                                aggregation_method: ("median" | "optimistic" | "pessimistic" | "median-run") | null;
+                                assertions: {
+                                    [key: string]: unknown;
+                                };
+                                path: string | null;
+                                preset: ("lighthouse:recommended" | "lighthouse:no-pwa") | null;
+                                url_pattern: string | null;
+                            }[];
+                            created_at: string;
+                            exclude: string[];
+                            id: number;
+                            include: string[];
+                            max_pages: number;
+                            progress: {
+                                done: number;
+                                failed: number;
+                                total: number;
+                            };
+                            project: string;
+                            render: boolean | null;
+                            run_id: number | null;
+                            runs: number;
+                            schedule: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                            summary: {
+                                /** @description The accessibility category over the run’s rendered pages (audit `render`): mean score, rules failing on the most pages; `needs_rendering` when no page was rendered. */
+                                accessibility?: {
+                                    pages: number;
+                                    score: number | null;
+                                    /** @enum {string} */
+                                    status: "measured" | "needs_rendering";
+                                    top_failing_rules: {
+                                        pages: number;
+                                        rule: string;
+                                    }[];
+                                };
+                                /** @description The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages. */
+                                budget?: {
+                                    error_pages: number;
+                                    pages: number;
+                                    top_failing: {
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        pages: number;
+                                    }[];
+                                    warning_pages: number;
+                                };
+                                failed_pages: number;
+                                /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
+                                gateway?: {
+                                    checks: {
+                                        ok: boolean;
+                                        /** @enum {string} */
+                                        outcome: "pass" | "challenge" | "refuse" | "deny";
+                                        persona: string;
+                                        rule: string;
+                                    }[];
+                                    passed: boolean;
+                                };
+                                grades: {
+                                    bad: number;
+                                    decent: number;
+                                    good: number;
+                                };
+                                pages: number;
+                                /** @description Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested. */
+                                regressions?: {
+                                    baseline_run: number;
+                                    metrics: {
+                                        /** @enum {string} */
+                                        metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                        pages: {
+                                            baseline_median: number;
+                                            change: number;
+                                            median: number;
+                                            p_value: number;
+                                            url: string;
+                                        }[];
+                                    }[];
+                                    pages: number;
+                                };
+                                score: number | null;
+                                top_failing_checks: {
+                                    check: string;
+                                    pages: number;
+                                }[];
+                            } | null;
+                            timezone: string | null;
+                            updated_at: string;
+                            url: string;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_BAD_REQUEST";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
     "audits-runs": {
         parameters: {
             query?: {
@@ -1847,6 +2718,18 @@ export interface operations {
                                         rule: string;
                                     }[];
                                 };
+                                /** @description The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages. */
+                                budget?: {
+                                    error_pages: number;
+                                    pages: number;
+                                    top_failing: {
+                                        key: string;
+                                        /** @enum {string} */
+                                        level: "warn" | "error";
+                                        pages: number;
+                                    }[];
+                                    warning_pages: number;
+                                };
                                 failed_pages: number;
                                 /** @description What kinds of visitors get from the gateway rules protecting the audited host (docs/gateway.md, "The gateway report"); a check with `ok: false` names the rule that decided it. */
                                 gateway?: {
@@ -1865,6 +2748,22 @@ export interface operations {
                                     good: number;
                                 };
                                 pages: number;
+                                /** @description Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested. */
+                                regressions?: {
+                                    baseline_run: number;
+                                    metrics: {
+                                        /** @enum {string} */
+                                        metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                        pages: {
+                                            baseline_median: number;
+                                            change: number;
+                                            median: number;
+                                            p_value: number;
+                                            url: string;
+                                        }[];
+                                    }[];
+                                    pages: number;
+                                };
                                 score: number | null;
                                 top_failing_checks: {
                                     check: string;
@@ -3858,9 +4757,83 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description Category summaries: performance (the lab score of a rendered report) and accessibility (Lighthouse’s score and rule counts); `needs_rendering` when the report was not rendered, `not_measured` when axe could not run. */
+                            categories: {
+                                accessibility: {
+                                    failed: number;
+                                    needs_review: number;
+                                    not_applicable: number;
+                                    passed: number;
+                                    score: number | null;
+                                    /** @constant */
+                                    status: "measured";
+                                } | {
+                                    /** @constant */
+                                    status: "needs_rendering";
+                                } | {
+                                    /** @constant */
+                                    status: "not_measured";
+                                };
+                                performance: {
+                                    score: number;
+                                    /** @constant */
+                                    status: "measured";
+                                } | {
+                                    /** @constant */
+                                    status: "needs_rendering";
+                                };
+                            };
                             created_at: string;
                             generated_at: string;
                             id: number;
+                            /** @description How many times the page was measured and each lab metric’s median and spread; null when not rendered. */
+                            lab: {
+                                metrics: {
+                                    bytes?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    cls?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    fcp?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    lcp?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    score?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    tbt?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                };
+                                runs: number;
+                            } | null;
                             password: boolean;
                             privacy: number;
                             project: string;
@@ -4064,6 +5037,7 @@ export interface operations {
                     privacy?: "0" | "1" | "2";
                     /** @enum {string} */
                     render?: "0" | "1";
+                    runs?: number;
                     url: string;
                 };
                 "application/x-www-form-urlencoded": {
@@ -4072,6 +5046,7 @@ export interface operations {
                     privacy?: "0" | "1" | "2";
                     /** @enum {string} */
                     render?: "0" | "1";
+                    runs?: number;
                     url: string;
                 };
             };
@@ -4089,9 +5064,83 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description Category summaries: performance (the lab score of a rendered report) and accessibility (Lighthouse’s score and rule counts); `needs_rendering` when the report was not rendered, `not_measured` when axe could not run. */
+                            categories: {
+                                accessibility: {
+                                    failed: number;
+                                    needs_review: number;
+                                    not_applicable: number;
+                                    passed: number;
+                                    score: number | null;
+                                    /** @constant */
+                                    status: "measured";
+                                } | {
+                                    /** @constant */
+                                    status: "needs_rendering";
+                                } | {
+                                    /** @constant */
+                                    status: "not_measured";
+                                };
+                                performance: {
+                                    score: number;
+                                    /** @constant */
+                                    status: "measured";
+                                } | {
+                                    /** @constant */
+                                    status: "needs_rendering";
+                                };
+                            };
                             created_at: string;
                             generated_at: string;
                             id: number;
+                            /** @description How many times the page was measured and each lab metric’s median and spread; null when not rendered. */
+                            lab: {
+                                metrics: {
+                                    bytes?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    cls?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    fcp?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    lcp?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    score?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    tbt?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                };
+                                runs: number;
+                            } | null;
                             password: boolean;
                             privacy: number;
                             project: string;
@@ -4365,9 +5414,83 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description Category summaries: performance (the lab score of a rendered report) and accessibility (Lighthouse’s score and rule counts); `needs_rendering` when the report was not rendered, `not_measured` when axe could not run. */
+                            categories: {
+                                accessibility: {
+                                    failed: number;
+                                    needs_review: number;
+                                    not_applicable: number;
+                                    passed: number;
+                                    score: number | null;
+                                    /** @constant */
+                                    status: "measured";
+                                } | {
+                                    /** @constant */
+                                    status: "needs_rendering";
+                                } | {
+                                    /** @constant */
+                                    status: "not_measured";
+                                };
+                                performance: {
+                                    score: number;
+                                    /** @constant */
+                                    status: "measured";
+                                } | {
+                                    /** @constant */
+                                    status: "needs_rendering";
+                                };
+                            };
                             created_at: string;
                             generated_at: string;
                             id: number;
+                            /** @description How many times the page was measured and each lab metric’s median and spread; null when not rendered. */
+                            lab: {
+                                metrics: {
+                                    bytes?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    cls?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    fcp?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    lcp?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    score?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    tbt?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                };
+                                runs: number;
+                            } | null;
                             password: boolean;
                             privacy: number;
                             project: string;
@@ -4580,6 +5703,7 @@ export interface operations {
                     render?: "0" | "1";
                     /** @enum {string} */
                     results?: "0" | "1";
+                    runs?: number;
                 };
                 "application/x-www-form-urlencoded": {
                     password?: string;
@@ -4589,6 +5713,7 @@ export interface operations {
                     render?: "0" | "1";
                     /** @enum {string} */
                     results?: "0" | "1";
+                    runs?: number;
                 };
             };
         };
@@ -4605,9 +5730,83 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description Category summaries: performance (the lab score of a rendered report) and accessibility (Lighthouse’s score and rule counts); `needs_rendering` when the report was not rendered, `not_measured` when axe could not run. */
+                            categories: {
+                                accessibility: {
+                                    failed: number;
+                                    needs_review: number;
+                                    not_applicable: number;
+                                    passed: number;
+                                    score: number | null;
+                                    /** @constant */
+                                    status: "measured";
+                                } | {
+                                    /** @constant */
+                                    status: "needs_rendering";
+                                } | {
+                                    /** @constant */
+                                    status: "not_measured";
+                                };
+                                performance: {
+                                    score: number;
+                                    /** @constant */
+                                    status: "measured";
+                                } | {
+                                    /** @constant */
+                                    status: "needs_rendering";
+                                };
+                            };
                             created_at: string;
                             generated_at: string;
                             id: number;
+                            /** @description How many times the page was measured and each lab metric’s median and spread; null when not rendered. */
+                            lab: {
+                                metrics: {
+                                    bytes?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    cls?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    fcp?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    lcp?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    score?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    tbt?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                };
+                                runs: number;
+                            } | null;
                             password: boolean;
                             privacy: number;
                             project: string;
@@ -5093,6 +6292,7 @@ export interface operations {
                     render?: "0" | "1";
                     /** @enum {string} */
                     results?: "0" | "1";
+                    runs?: number;
                 };
                 "application/x-www-form-urlencoded": {
                     password?: string;
@@ -5102,6 +6302,7 @@ export interface operations {
                     render?: "0" | "1";
                     /** @enum {string} */
                     results?: "0" | "1";
+                    runs?: number;
                 };
             };
         };
@@ -5118,9 +6319,83 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description Category summaries: performance (the lab score of a rendered report) and accessibility (Lighthouse’s score and rule counts); `needs_rendering` when the report was not rendered, `not_measured` when axe could not run. */
+                            categories: {
+                                accessibility: {
+                                    failed: number;
+                                    needs_review: number;
+                                    not_applicable: number;
+                                    passed: number;
+                                    score: number | null;
+                                    /** @constant */
+                                    status: "measured";
+                                } | {
+                                    /** @constant */
+                                    status: "needs_rendering";
+                                } | {
+                                    /** @constant */
+                                    status: "not_measured";
+                                };
+                                performance: {
+                                    score: number;
+                                    /** @constant */
+                                    status: "measured";
+                                } | {
+                                    /** @constant */
+                                    status: "needs_rendering";
+                                };
+                            };
                             created_at: string;
                             generated_at: string;
                             id: number;
+                            /** @description How many times the page was measured and each lab metric’s median and spread; null when not rendered. */
+                            lab: {
+                                metrics: {
+                                    bytes?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    cls?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    fcp?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    lcp?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    score?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                    tbt?: {
+                                        iqr: number;
+                                        max: number;
+                                        median: number;
+                                        min: number;
+                                        runs: number;
+                                    };
+                                };
+                                runs: number;
+                            } | null;
                             password: boolean;
                             privacy: number;
                             project: string;
@@ -5389,6 +6664,426 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ERR_UNAVAILABLE" | "ERR_ANALYZER_BUSY" | "ERR_ANALYZER_KEY_BUSY";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "reports-assert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A report id, or `last`: the newest earlier report of the same address with lab runs. */
+                    baseline?: "last" | number;
+                    budget?: ({
+                        ci: {
+                            assert: {
+                                /** @enum {string} */
+                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                assertions?: {
+                                    [key: string]: ("off" | "warn" | "error") | [
+                                        "off" | "warn" | "error",
+                                        {
+                                            /** @enum {string} */
+                                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                            maxLength?: number;
+                                            maxNumericValue?: number;
+                                            minScore?: number;
+                                        }
+                                    ] | [
+                                        "off" | "warn" | "error"
+                                    ];
+                                };
+                                assertMatrix?: {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    assertions?: {
+                                        [key: string]: ("off" | "warn" | "error") | [
+                                            "off" | "warn" | "error",
+                                            {
+                                                /** @enum {string} */
+                                                aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                                maxLength?: number;
+                                                maxNumericValue?: number;
+                                                minScore?: number;
+                                            }
+                                        ] | [
+                                            "off" | "warn" | "error"
+                                        ];
+                                    };
+                                    matchingUrlPattern?: string;
+                                    /** @enum {string} */
+                                    preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                                }[];
+                                includePassedAssertions?: boolean;
+                                /** @enum {string} */
+                                preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        budgets: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            path?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                        assertions?: {
+                            [key: string]: ("off" | "warn" | "error") | [
+                                "off" | "warn" | "error",
+                                {
+                                    /** @enum {string} */
+                                    aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                    maxLength?: number;
+                                    maxNumericValue?: number;
+                                    minScore?: number;
+                                }
+                            ] | [
+                                "off" | "warn" | "error"
+                            ];
+                        };
+                        assertMatrix?: {
+                            /** @enum {string} */
+                            aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                            assertions?: {
+                                [key: string]: ("off" | "warn" | "error") | [
+                                    "off" | "warn" | "error",
+                                    {
+                                        /** @enum {string} */
+                                        aggregationMethod?: "median" | "optimistic" | "pessimistic" | "median-run";
+                                        maxLength?: number;
+                                        maxNumericValue?: number;
+                                        minScore?: number;
+                                    }
+                                ] | [
+                                    "off" | "warn" | "error"
+                                ];
+                            };
+                            matchingUrlPattern?: string;
+                            /** @enum {string} */
+                            preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                        }[];
+                        includePassedAssertions?: boolean;
+                        /** @enum {string} */
+                        preset?: "lighthouse:recommended" | "lighthouse:no-pwa";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            assertions: {
+                                actual: number | null;
+                                /** @enum {string} */
+                                aggregationMethod: "median" | "optimistic" | "pessimistic" | "median-run";
+                                check: string | null;
+                                expected: number;
+                                key: string;
+                                /** @enum {string} */
+                                level: "warn" | "error";
+                                message?: string;
+                                /** @enum {string} */
+                                name: "minScore" | "maxNumericValue" | "maxLength";
+                                /** @enum {string} */
+                                operator: ">=" | "<=";
+                                /** @enum {string} */
+                                status: "passed" | "failed" | "not_measured";
+                                url: string;
+                                values: number[];
+                            }[];
+                            regression: {
+                                baseline_report_id: number;
+                                metrics: {
+                                    baseline_median: number;
+                                    baseline_runs: number;
+                                    change: number;
+                                    median: number;
+                                    /** @enum {string} */
+                                    metric: "fcp" | "lcp" | "tbt" | "cls" | "score" | "bytes";
+                                    p_value: number;
+                                    regressed: boolean;
+                                    runs: number;
+                                }[];
+                                regressed: boolean;
+                            } | null;
+                            report_id: number;
+                            uncovered: string[];
+                            url: string;
+                        };
+                        /** @constant */
+                        status: 200;
+                    };
+                };
+            };
+            /** @description - `ERR_BAD_REQUEST`: The request or its body could not be parsed. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_BAD_REQUEST",
+                     *       "message": "The request or its body could not be parsed.",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_BAD_REQUEST";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /**
+             * @description - `ERR_API_KEY_MISSING`: No `Authorization: Bearer <API key>` header.
+             *     - `ERR_API_KEY_INVALID`: The API key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_API_KEY_MISSING",
+                     *       "message": "No Authorization: Bearer <API key> header.",
+                     *       "status": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_API_KEY_MISSING" | "ERR_API_KEY_INVALID";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description - `ERR_NOT_FOUND`: No such route or resource (or not yours). */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_NOT_FOUND",
+                     *       "message": "No such route or resource (or not yours).",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description - `ERR_PAYLOAD_TOO_LARGE`: The body is larger than `BODY_LIMIT_BYTES`. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                     *       "message": "The body is larger than BODY_LIMIT_BYTES.",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description - `ERR_UNSUPPORTED_MEDIA_TYPE`: The body is neither JSON nor `application/x-www-form-urlencoded`. */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body is neither JSON nor application/x-www-form-urlencoded.",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            /** @description - `ERR_VALIDATION`: The input is not valid; `errors` lists the fields. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_VALIDATION",
+                     *       "message": "The input is not valid; errors lists the fields.",
+                     *       "status": 422,
+                     *       "errors": {
+                     *         "field": [
+                     *           "The field is not valid."
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_VALIDATION";
+                        /** @constant */
+                        status?: 422;
+                    };
+                };
+            };
+            /** @description - `ERR_RATE_LIMITED`: Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_RATE_LIMITED",
+                     *       "message": "Too many requests; see Retry-After.",
+                     *       "status": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description - `ERR_INTERNAL`: An unexpected failure; the response tells nothing more. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_INTERNAL",
+                     *       "message": "An unexpected failure; the response tells nothing more.",
+                     *       "status": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_INTERNAL";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description - `ERR_UNAVAILABLE`: A dependency is unavailable; retry after `Retry-After`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ERR_UNAVAILABLE",
+                     *       "message": "A dependency is unavailable; retry after Retry-After.",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ERR_UNAVAILABLE";
                         /** @constant */
                         status?: 503;
                     };
@@ -6281,7 +7976,7 @@ export interface operations {
                             disabled_at: string | null;
                             disabled_reason: string | null;
                             enabled: boolean;
-                            events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            events: ("audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed")[];
                             failures_in_row: number;
                             id: number;
                             url: string;
@@ -6435,11 +8130,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                    events: ("audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed")[];
                     url: string;
                 };
                 "application/x-www-form-urlencoded": {
-                    events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                    events: ("audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed")[];
                     url: string;
                 };
             };
@@ -6461,7 +8156,7 @@ export interface operations {
                             disabled_at: string | null;
                             disabled_reason: string | null;
                             enabled: boolean;
-                            events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            events: ("audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed")[];
                             failures_in_row: number;
                             id: number;
                             secret: string;
@@ -6902,7 +8597,7 @@ export interface operations {
                             created_at: string;
                             error: string | null;
                             /** @enum {string} */
-                            event: "audit.completed" | "audit.failed" | "report.grade_changed";
+                            event: "audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed";
                             id: number;
                             message_id: string;
                             response_status: number | null;
@@ -7101,7 +8796,7 @@ export interface operations {
                             disabled_at: string | null;
                             disabled_reason: string | null;
                             enabled: boolean;
-                            events: ("audit.completed" | "audit.failed" | "report.grade_changed")[];
+                            events: ("audit.completed" | "audit.failed" | "audit.regressed" | "report.grade_changed")[];
                             failures_in_row: number;
                             id: number;
                             url: string;

@@ -3,6 +3,7 @@ import { currentSession, signIn, signOut, whenSessionLost, type Session } from '
 import { Analytics } from './analytics.tsx';
 import { KeysPage } from './keys.tsx';
 import { WebhooksPage } from './webhooks.tsx';
+import { AuditPage, AuditsPage } from './audits.tsx';
 import { ProjectsPage } from './projects.tsx';
 import { ReportPage, ReportsPage } from './reports.tsx';
 import { SitePage, SitesPage } from './sites.tsx';
@@ -14,6 +15,7 @@ const NAV: Array<[string, string]> = [
   ['sites', 'Sites'],
   ['analytics', 'Analytics'],
   ['keys', 'API keys'],
+  ['audits', 'Site audits'],
   ['webhooks', 'Webhooks'],
   ['reports', 'Reports'],
   ['projects', 'Projects'],
@@ -133,6 +135,8 @@ function Page({ place }: { place: Place }) {
       );
     case 'keys':
       return <KeysPage />;
+    case 'audits':
+      return id ? <AuditPage key={id} id={id} /> : <AuditsPage />;
     case 'webhooks':
       return <WebhooksPage />;
     case 'reports':

@@ -22,4 +22,5 @@ export const migrationNames = [
   'Migration20261128140000',
   'Migration20261128160000',
   'Migration20261201233231',
+  'Migration20261202040000',
 ];

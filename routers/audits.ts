@@ -3,6 +3,7 @@ import { apiKeyProcedure, router } from './trpc.ts';
 import { gatewayReportOutput, oneOf, pageNumber, paginated, perPage } from './schemas.ts';
 import {
   cancelOrDelete,
+  configureAudit,
   createAudit,
   describeAudit,
   describeRun,
@@ -17,9 +18,44 @@ import { buildPage, listPath } from '../src/reports/pagination.ts';
 import { AppError, notFound } from '../src/errors.ts';
 import { parseId as parseNumericId } from '../src/input/ids.ts';
 import type { JobQueue } from '../src/queue/queue.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Audit } from '../src/entities/audit.entity.ts';
+import { budgetOf, budgetsOf } from '../src/audits/budgets.ts';
+import { budgetInput, toStoredGroups } from '../src/budgets/budget.ts';
 
 const status = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
 const progress = z.object({ done: z.number().int(), failed: z.number().int(), total: z.number().int() });
+/** Regressions against the baseline run (docs/audits.md, "Regressions"). */
+const runRegressions = z
+  .object({
+    baseline_run: z.number().int(),
+    pages: z.number().int(),
+    metrics: z.array(
+      z.object({
+        metric: z.enum(['fcp', 'lcp', 'tbt', 'cls', 'score', 'bytes']),
+        pages: z.array(
+          z.object({
+            url: z.string(),
+            baseline_median: z.number(),
+            median: z.number(),
+            change: z.number(),
+            p_value: z.number(),
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({
+    description:
+      'Metrics that regressed against the baseline run (one-sided Mann-Whitney U, p < 0.05, and at least the metric’s minimum effect), with the pages, both medians and the p-value; `pages` counts the pages tested.',
+  });
+const storedBudgetGroup = z.object({
+  path: z.string().nullable(),
+  url_pattern: z.string().nullable(),
+  preset: z.enum(['lighthouse:recommended', 'lighthouse:no-pwa']).nullable(),
+  aggregation_method: z.enum(['median', 'optimistic', 'pessimistic', 'median-run']).nullable(),
+  assertions: z.record(z.string(), z.unknown()),
+});
 const summary = z
   .object({
     pages: z.number().int(),
@@ -40,6 +76,19 @@ const summary = z
         description:
           'The accessibility category over the run’s rendered pages (audit `render`): mean score, rules failing on the most pages; `needs_rendering` when no page was rendered.',
       }),
+    budget: z
+      .object({
+        pages: z.number().int(),
+        error_pages: z.number().int(),
+        warning_pages: z.number().int(),
+        top_failing: z.array(z.object({ key: z.string(), level: z.enum(['warn', 'error']), pages: z.number().int() })),
+      })
+      .optional()
+      .meta({
+        description:
+          'The budget over the run’s pages: pages failing an error (or only a warning) assertion, the assertions failing on the most pages.',
+      }),
+    regressions: runRegressions.optional(),
     /** Present when the audited host is protected by a gateway site of the same account. */
     gateway: gatewayReportOutput.optional().meta({
       description:
@@ -58,6 +107,9 @@ const audit = z.object({
   exclude: z.array(z.string()),
   schedule: z.string().nullable(),
   timezone: z.string().nullable(),
+  runs: z.number().int(),
+  baseline_run_id: z.number().int().nullable(),
+  budget: z.array(storedBudgetGroup),
   progress,
   summary,
   /** The latest run's id. */
@@ -72,6 +124,24 @@ const page = z.object({
   result: z.enum(['good', 'decent', 'bad']).nullable(),
   score: z.number().int().nullable(),
   error: z.string().nullable(),
+  /** The page's budget outcome; null without a budget. */
+  assertions: z
+    .object({
+      passed: z.number().int(),
+      failed: z.number().int(),
+      not_measured: z.number().int(),
+      failing: z.array(
+        z.object({
+          key: z.string(),
+          level: z.enum(['warn', 'error']),
+          status: z.enum(['failed', 'not_measured']),
+          actual: z.number().nullable(),
+          expected: z.number(),
+          name: z.string(),
+        }),
+      ),
+    })
+    .nullable(),
 });
 const run = z.object({
   id: z.number().int(),
@@ -102,6 +172,13 @@ const run = z.object({
   created_at: z.string(),
 });
 const auditId = z.coerce.string();
+/** Times each page is measured per run (docs/audits.md, "Repeated runs"). */
+const runs = z.coerce.number().int().min(1).optional();
+
+/** The public shape of an audit with its latest run and budget. */
+async function described(em: EntityManager, a: Audit) {
+  return describeAudit(a, await latestRun(em, a.id), await budgetOf(em, a.id));
+}
 /** A path pattern: `*` matches any characters (`/blog/*`). */
 const patterns = z.preprocess(
   (v) => (typeof v === 'string' ? [v] : v),
@@ -146,6 +223,8 @@ export const auditsRouter = router({
         exclude: patterns.default([]),
         schedule: z.string().trim().min(1).max(128).optional(),
         timezone: z.string().trim().min(1).max(64).optional(),
+        runs,
+        budget: budgetInput.optional(),
       }),
     )
     .output(z.object({ data: audit, status: z.literal(202) }))
@@ -158,8 +237,10 @@ export const auditsRouter = router({
         exclude: input.exclude,
         schedule: input.schedule,
         timezone: input.timezone,
+        runs: input.runs,
+        budget: input.budget ? toStoredGroups(input.budget) : undefined,
       });
-      return { data: describeAudit(created, await latestRun(ctx.em, created.id)), status: 202 as const };
+      return { data: await described(ctx.em, created), status: 202 as const };
     }),
 
   /** The caller's audits, newest first. */
@@ -169,11 +250,10 @@ export const auditsRouter = router({
     .output(paginated(audit))
     .query(async ({ ctx, input }) => {
       const { rows, total } = await listAudits(ctx.em, ctx.user.id, input.per_page, (input.page - 1) * input.per_page);
-      const latest = await latestRuns(
-        ctx.em,
-        rows.map((a) => a.id),
-      );
-      const data = rows.map((a) => describeAudit(a, latest.get(a.id) ?? null));
+      const ids = rows.map((a) => a.id);
+      const latest = await latestRuns(ctx.em, ids);
+      const budgets = await budgetsOf(ctx.em, ids);
+      const data = rows.map((a) => describeAudit(a, latest.get(a.id) ?? null, budgets.get(a.id) ?? []));
       const built = buildPage(data, {
         page: input.page,
         perPage: input.per_page,
@@ -195,7 +275,7 @@ export const auditsRouter = router({
       const pages = latest ? await runPages(ctx.em, latest.id) : [];
       return {
         data: {
-          ...describeAudit(found, latest),
+          ...describeAudit(found, latest, await budgetOf(ctx.em, found.id)),
           pages: pages.map((p) => ({
             url: p.url,
             status: p.status,
@@ -203,10 +283,43 @@ export const auditsRouter = router({
             result: p.result ?? null,
             score: p.score ?? null,
             error: p.error ?? null,
+            assertions: p.assertions ?? null,
           })),
         },
         status: 200 as const,
       };
+    }),
+
+  /**
+   * Sets the audit's budget (null removes it), runs per page and baseline run (null: the
+   * previous completed run); the next run uses them.
+   */
+  configure: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/audits/{id}/budget',
+        summary: "Set an audit's budget, runs and baseline",
+        tags: ['audits'],
+        contentTypes: ['application/json'],
+      },
+    })
+    .input(
+      z.object({
+        id: auditId,
+        budget: budgetInput.nullable().optional(),
+        runs,
+        baseline_run: z.coerce.number().int().min(1).nullable().optional(),
+      }),
+    )
+    .output(z.object({ data: audit, status: z.literal(200) }))
+    .mutation(async ({ ctx, input }) => {
+      const changed = await configureAudit(ctx.em, ctx.config, ctx.user.id, parseId(input.id), {
+        budget: input.budget === undefined ? undefined : input.budget === null ? null : toStoredGroups(input.budget),
+        runs: input.runs,
+        baselineRun: input.baseline_run,
+      });
+      return { data: await described(ctx.em, changed), status: 200 as const };
     }),
 
   /** The audit's runs, newest first, each with what changed since the one before. */

@@ -13,7 +13,10 @@ import {
 import { createReportFromRequest, updateReportFromRequest } from '../src/reports/requests.ts';
 import { buildPage, listPath, pageWindow } from '../src/reports/pagination.ts';
 import { storedUrlSearch } from '../src/reports/urls.ts';
-import { notFound } from '../src/errors.ts';
+import { notFound, validationError } from '../src/errors.ts';
+import { assertReport } from '../src/budgets/assert-report.ts';
+import { budgetInput, toStoredGroups } from '../src/budgets/budget.ts';
+import { assertionOutcome } from './budget-schemas.ts';
 import { parseId as parseNumericId } from '../src/input/ids.ts';
 import { RawJson } from '../src/raw-json.ts';
 import type { Privacy } from '../src/entities/report.entity.ts';
@@ -33,6 +36,55 @@ const resultEntry = z.object({
   /** Our extension: true when the check ran on the page as Chromium rendered it. */
   rendered: z.literal(true).optional(),
 });
+const accessibilityCounts = {
+  score: z.number().int().nullable(),
+  passed: z.number().int(),
+  failed: z.number().int(),
+  needs_review: z.number().int(),
+  not_applicable: z.number().int(),
+};
+/** Our extension beside phpRank's keys: the category summaries (docs/reports.md). */
+const reportCategories = z
+  .object({
+    performance: z.discriminatedUnion('status', [
+      z.object({ status: z.literal('measured'), score: z.number() }),
+      z.object({ status: z.literal('needs_rendering') }),
+    ]),
+    accessibility: z.discriminatedUnion('status', [
+      z.object({ status: z.literal('measured'), ...accessibilityCounts }),
+      z.object({ status: z.literal('needs_rendering') }),
+      z.object({ status: z.literal('not_measured') }),
+    ]),
+  })
+  .meta({
+    description:
+      'Category summaries: performance (the lab score of a rendered report) and accessibility (Lighthouse’s score and rule counts); `needs_rendering` when the report was not rendered, `not_measured` when axe could not run.',
+  });
+const metricStats = z.object({
+  runs: z.number().int(),
+  median: z.number(),
+  min: z.number(),
+  max: z.number(),
+  iqr: z.number(),
+});
+/** Our extension: the runs' lab figures' median and spread (docs/audits.md, "Repeated runs"). */
+const labStats = z
+  .object({
+    runs: z.number().int(),
+    metrics: z.object({
+      fcp: metricStats.optional(),
+      lcp: metricStats.optional(),
+      tbt: metricStats.optional(),
+      cls: metricStats.optional(),
+      score: metricStats.optional(),
+      bytes: metricStats.optional(),
+    }),
+  })
+  .nullable()
+  .meta({
+    description:
+      'How many times the page was measured and each lab metric’s median and spread; null when not rendered.',
+  });
 const report = z.object({
   id: z.number().int(),
   url: z.string(),
@@ -40,6 +92,8 @@ const report = z.object({
   result: grade,
   score: z.number().int(),
   results: z.record(z.string(), resultEntry),
+  categories: reportCategories,
+  lab: labStats,
   privacy: z.number().int(),
   password: z.boolean(),
   /** The share page (public, or password-protected); a private report's page is a 404 until it is shared. */
@@ -65,6 +119,15 @@ const password = z
 const render = oneOf('render', ['0', '1'])
   .optional()
   .transform((v) => (v === undefined ? undefined : v === '1'));
+/** Our extension: how many times the page is measured (each run's lab figures kept; docs/audits.md). */
+const runs = z.coerce.number().int().min(1).optional();
+
+/** `runs` within ANALYZER_MAX_RUNS, else a 422 on `runs`. */
+function checkRuns(runs: number | undefined, max: number): number {
+  if (runs !== undefined && runs > max) throw validationError('runs', `At most ${max} runs (ANALYZER_MAX_RUNS).`);
+  return runs ?? 1;
+}
+
 /** Path ids are digits; anything else names no report (404, never a validation error). */
 const reportId = z.coerce.string();
 
@@ -158,10 +221,15 @@ export const reportsRouter = router({
       successStatus: 201,
       errorCodes: ['ERR_ANALYSIS_FAILED', 'ERR_ANALYZER_BUSY', 'ERR_ANALYZER_KEY_BUSY'],
     })
-    .input(z.object({ url: z.string(), privacy: privacy.default(1), password, render }))
+    .input(z.object({ url: z.string(), privacy: privacy.default(1), password, render, runs }))
     .output(single)
     .mutation(async ({ ctx, input }) => {
-      const created = await createReportFromRequest(ctx, ctx.user.id, input, ctx.request.signal);
+      const created = await createReportFromRequest(
+        ctx,
+        ctx.user.id,
+        { ...input, runs: checkRuns(input.runs, ctx.config.ANALYZER_MAX_RUNS) },
+        ctx.request.signal,
+      );
       return { data: describeReport(created, ctx.config.PUBLIC_URL), status: 200 as const };
     }),
 
@@ -185,6 +253,7 @@ export const reportsRouter = router({
         password,
         results: oneOf('results', ['0', '1']).default('0'),
         render,
+        runs,
       }),
     )
     .output(single)
@@ -194,10 +263,49 @@ export const reportsRouter = router({
         password: input.password,
         reanalyse: input.results === '1',
         render: input.render,
+        runs: checkRuns(input.runs, ctx.config.ANALYZER_MAX_RUNS),
         signal: ctx.request.signal,
       });
       return { data: describeReport(updated, ctx.config.PUBLIC_URL), status: 200 as const };
     }),
+
+  /**
+   * Asserts a budget (a lighthouserc, its `assert` section, or ours) on the report and, with
+   * `baseline`, tests its runs against the baseline's (docs/audits.md).
+   */
+  assert: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/reports/{id}/assert',
+        summary: 'Assert a budget on a report',
+        tags: ['reports'],
+        contentTypes: ['application/json'],
+      },
+    })
+    .input(
+      z.object({
+        id: reportId,
+        budget: budgetInput.optional(),
+        baseline: z
+          .union([z.literal('last'), z.coerce.number().int().min(1)])
+          .optional()
+          .meta({
+            description: 'A report id, or `last`: the newest earlier report of the same address with lab runs.',
+          }),
+      }),
+    )
+    .output(z.object({ data: assertionOutcome, status: okStatus }))
+    .mutation(async ({ ctx, input }) => ({
+      data: await assertReport(
+        ctx.em,
+        ctx.user.id,
+        parseId(input.id),
+        input.budget ? toStoredGroups(input.budget) : [],
+        input.baseline,
+      ),
+      status: 200 as const,
+    })),
 
   /** Deletes the report. */
   delete: apiKeyProcedure

@@ -123,6 +123,12 @@ const envSchema = z.object({
   ANALYZER_KEY_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   /** Renders one API key may have running at once (renders also wait in their own fair queue). */
   ANALYZER_KEY_RENDERS: z.coerce.number().int().min(1).max(32).default(1),
+  /**
+   * Most runs one report or audit page may ask for (`runs`; docs/audits.md). The runs of one
+   * measurement go one after another in one of the account's analysis slots, and each audit
+   * page's runs count against AUDIT_DAILY_PAGES.
+   */
+  ANALYZER_MAX_RUNS: z.coerce.number().int().min(1).max(25).default(9),
   /** JSON object overriding analyzer thresholds, e.g. {"maxLoadTimeMs": 3000}. */
   ANALYZER_THRESHOLDS: jsonObject.optional(),
   /** JSON object overriding importance weights, e.g. {"high": 10, "medium": 5, "low": 2}. */

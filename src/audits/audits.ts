@@ -11,6 +11,8 @@ import type { JobQueue } from '../queue/queue.ts';
 import { parseReportUrl } from '../reports/urls.ts';
 import { pagesLeftNow, secondsToNextDay } from './page-budget.ts';
 import { startRun } from './runs.ts';
+import { storeBudget } from './budgets.ts';
+import type { StoredBudgetGroup } from '../budgets/budget.ts';
 
 export const SCHEDULE_QUEUE = 'audit-schedule';
 
@@ -22,6 +24,18 @@ export interface CreateAuditRequest {
   exclude: string[];
   schedule?: string;
   timezone?: string;
+  /** Times each page is measured per run (1 when absent). */
+  runs?: number;
+  /** The budget's groups (src/budgets/budget.ts); none when absent. */
+  budget?: StoredBudgetGroup[];
+}
+
+/** `runs` within ANALYZER_MAX_RUNS, else a 422 on `runs`. */
+export function checkRuns(config: Config, runs: number | undefined): number {
+  if (runs !== undefined && runs > config.ANALYZER_MAX_RUNS) {
+    throw validationError('runs', `At most ${config.ANALYZER_MAX_RUNS} runs (ANALYZER_MAX_RUNS).`);
+  }
+  return runs ?? 1;
 }
 
 function checkTimezone(tz: string): void {
@@ -40,6 +54,7 @@ export async function createAudit(
   input: CreateAuditRequest,
 ): Promise<Audit> {
   const url = parseReportUrl(input.url);
+  const runs = checkRuns(deps.config, input.runs);
   const cap = deps.config.AUDIT_MAX_PAGES;
   if (input.maxPages !== undefined && input.maxPages > cap) {
     throw validationError('max_pages', `The max_pages may be at most ${cap}.`);
@@ -86,9 +101,11 @@ export async function createAudit(
       exclude: input.exclude,
       schedule: input.schedule ?? null,
       timezone: timezone ?? null,
+      runs,
       status: 'queued',
     });
     await tx.flush();
+    if (input.budget?.length) await storeBudget(tx, row.id, input.budget);
     await startRun(tx, deps.queue, { id: row.id, userId });
     return row;
   });
@@ -247,7 +264,38 @@ export function describeRun(run: AuditRun) {
   };
 }
 
-export function describeAudit(audit: Audit, run: AuditRun | null) {
+/**
+ * Changes an audit's budget (null removes it), the runs per page, or its baseline run (null:
+ * the previous completed run); the next run uses them. The baseline must be a completed run
+ * of this audit.
+ */
+export async function configureAudit(
+  em: EntityManager,
+  config: Config,
+  userId: number,
+  id: number,
+  change: { budget?: StoredBudgetGroup[] | null; runs?: number; baselineRun?: number | null },
+): Promise<Audit> {
+  const audit = await getAudit(em, userId, id);
+  if (change.baselineRun) {
+    const run = await em.findOne(AuditRunSchema, { id: change.baselineRun, audit: audit.id });
+    if (run?.status !== 'completed') {
+      throw validationError('baseline_run', 'The baseline must be a completed run of this audit.');
+    }
+  }
+  const runs = change.runs === undefined ? undefined : checkRuns(config, change.runs);
+  await em.transactional(async (tx) => {
+    if (change.budget !== undefined) await storeBudget(tx, audit.id, change.budget ?? []);
+    const set: Partial<Pick<Audit, 'runs' | 'baselineRunId'>> = {};
+    if (runs !== undefined) set.runs = runs;
+    if (change.baselineRun !== undefined) set.baselineRunId = change.baselineRun;
+    if (Object.keys(set).length)
+      await tx.nativeUpdate(AuditSchema, { id: audit.id }, { ...set, updatedAt: new Date() });
+  });
+  return getAudit(em.fork(), userId, id);
+}
+
+export function describeAudit(audit: Audit, run: AuditRun | null, budget: StoredBudgetGroup[] = []) {
   return {
     id: audit.id,
     url: audit.url,
@@ -259,6 +307,9 @@ export function describeAudit(audit: Audit, run: AuditRun | null) {
     exclude: audit.exclude,
     schedule: audit.schedule ?? null,
     timezone: audit.timezone ?? null,
+    runs: audit.runs,
+    baseline_run_id: audit.baselineRunId ?? null,
+    budget,
     progress: run ? { done: run.done, failed: run.failed, total: run.total } : { done: 0, failed: 0, total: 0 },
     summary: run?.summary ?? null,
     run_id: run?.id ?? null,

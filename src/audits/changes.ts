@@ -6,7 +6,7 @@
  * pages only) are kept apart from phpRank's checks: they are not part of the report's score.
  */
 import { accessibilityRule } from '../analyzer/checks/accessibility.ts';
-import type { RunChanges, RunSummary } from '../entities/audit.entity.ts';
+import type { PageAssertions, RunChanges, RunSummary } from '../entities/audit.entity.ts';
 
 /** One page of a run as the summary and the diff read it. */
 export interface RunPage {
@@ -17,6 +17,8 @@ export interface RunPage {
   failing: string[] | null;
   /** The page's accessibility score; null when it was not rendered. */
   accessibility_score?: number | null;
+  /** The page's budget outcome; null without a budget. */
+  assertions?: PageAssertions | null;
 }
 
 const isRule = (id: string): boolean => accessibilityRule(id) !== undefined;

@@ -36,6 +36,9 @@ import { emitEvent } from '../webhooks/events.ts';
 import { diffRuns, summarize, type RunPage } from './changes.ts';
 import type { CrawlScope } from './crawl.ts';
 import { pagesLeftToday, spendPages } from './page-budget.ts';
+import { analyzeRuns } from '../reports/repeated-runs.ts';
+import { assertPage, budgetOf, summarizeBudget } from './budgets.ts';
+import { regressionsOf } from './regressions.ts';
 
 export const RUN_QUEUE = 'audit-start';
 /**
@@ -145,6 +148,7 @@ export async function runStartJob(deps: AuditDeps, runId: number): Promise<void>
       audit.user.id,
       seeds.slice(0, audit.maxPages),
       audit.maxPages,
+      audit.runs,
     );
     await tx.execute(`update audit_runs set status = 'running', started_at = now(), total = ? where id = ?`, [
       added,
@@ -196,6 +200,7 @@ async function addPages(
   userId: number,
   urls: string[],
   cap: number,
+  runs = 1,
 ): Promise<{ added: number; budgetLeft: number }> {
   if (urls.length === 0) return { added: 0, budgetLeft: -1 };
   const [{ total }] = await tx.execute<Array<{ total: number }>>(
@@ -203,7 +208,8 @@ async function addPages(
     [runId],
   );
   const budgetLeft = await pagesLeftToday(tx, userId, deps.config.AUDIT_DAILY_PAGES);
-  const room = Math.min(budgetLeft, Math.max(0, cap - total));
+  // Each run of a page is a page of the daily budget: N runs cost N pages of the renderer.
+  const room = Math.min(Math.floor(budgetLeft / runs), Math.max(0, cap - total));
   if (room === 0) return { added: 0, budgetLeft };
   const ahead = await queuedPagesOf(tx, userId);
   const rows = await tx.execute<Array<{ id: number; url: string }>>(
@@ -225,8 +231,8 @@ async function addPages(
     })),
     tx,
   );
-  await spendPages(tx, userId, kept.length);
-  return { added: kept.length, budgetLeft: budgetLeft - kept.length };
+  await spendPages(tx, userId, kept.length * runs);
+  return { added: kept.length, budgetLeft: budgetLeft - kept.length * runs };
 }
 
 function failureOf(err: unknown): string {
@@ -246,7 +252,7 @@ type PageOutcome =
 async function settlePage(
   deps: AuditDeps,
   job: PageJob,
-  audit: { userId: number; maxPages: number },
+  audit: { id: number; userId: number; maxPages: number; runs: number },
   outcome: PageOutcome,
   links: string[] = [],
 ): Promise<void> {
@@ -260,6 +266,12 @@ async function settlePage(
     if (outcome.ok) {
       const a = outcome.analysis;
       const report = await createReport(tx, audit.userId, { privacy: 1 }, a);
+      const [page] = await tx.execute<Array<{ url: string }>>('select url from audit_pages where id = ?', [job.pageId]);
+      const assertions = assertPage(await budgetOf(tx, audit.id), {
+        url: page.url,
+        results: a.results,
+        runs: a.samples ?? [],
+      });
       const failing = Object.entries(a.results)
         .filter(([, r]) => !r.passed)
         .map(([id]) => id);
@@ -275,11 +287,12 @@ async function settlePage(
           accessibilityScore: accessibilityScore(
             Object.entries(a.results).map(([id, r]) => ({ id, passed: r.passed, value: r.value })),
           ).score,
+          assertions,
           updatedAt: new Date(),
         },
       );
       await tx.execute('update audit_runs set done = done + 1 where id = ?', [job.runId]);
-      const { added } = await addPages(tx, deps, job.runId, audit.userId, links, audit.maxPages);
+      const { added } = await addPages(tx, deps, job.runId, audit.userId, links, audit.maxPages, audit.runs);
       if (added) await tx.execute('update audit_runs set total = total + ? where id = ?', [added, job.runId]);
     } else {
       await tx.nativeUpdate(
@@ -308,7 +321,12 @@ export async function runDeadPageJob(deps: AuditDeps, job: PageJob, failure: Dea
   const audit = page.run.audit;
   const error = `job_failed: The page's job failed all ${failure.attempts} attempts; the last: ${failure.reason}`;
   deps.log.warn({ runId: job.runId, pageId: job.pageId, failure }, 'audit page given up after every attempt failed');
-  await settlePage(deps, job, { userId: audit.user.id, maxPages: audit.maxPages }, { ok: false, error });
+  await settlePage(
+    deps,
+    job,
+    { id: audit.id, userId: audit.user.id, maxPages: audit.maxPages, runs: audit.runs },
+    { ok: false, error },
+  );
 }
 
 /** True when the error says the account's share of the analyzer is taken (or the analyzer is full). */
@@ -334,10 +352,12 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   await em.nativeUpdate(AuditPageSchema, { id: page.id }, { attempts: page.attempts + 1 });
   try {
     const origin = new URL(audit.url).origin;
-    const analysis = await deps.analyzer.analyze(parseTargetUrl(page.url), {
-      tenant: String(userId),
-      render: audit.render ?? undefined,
-    });
+    const analysis = await analyzeRuns(
+      deps.analyzer,
+      parseTargetUrl(page.url),
+      { tenant: String(userId), render: audit.render ?? undefined },
+      audit.runs,
+    );
     outcome = { ok: true, analysis };
     let robots = robotsOfRun.get(job.runId);
     if (robots === undefined) {
@@ -359,7 +379,7 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
   } finally {
     await crawler.close();
   }
-  await settlePage(deps, job, { userId, maxPages: audit.maxPages }, outcome, links);
+  await settlePage(deps, job, { id: audit.id, userId, maxPages: audit.maxPages, runs: audit.runs }, outcome, links);
   // The account's slot stays taken a moment after its page: politeness to the site, across every instance.
   if (deps.config.AUDIT_HOST_DELAY_MS > 0) {
     await new Promise((resolve) => setTimeout(resolve, deps.config.AUDIT_HOST_DELAY_MS));
@@ -368,7 +388,7 @@ export async function runPageJob(deps: AuditDeps, job: PageJob): Promise<void> {
 
 async function pagesOf(tx: EntityManager, runId: number): Promise<RunPage[]> {
   return tx.execute<RunPage[]>(
-    'select url, status, result, score, failing, accessibility_score from audit_pages where run_id = ?',
+    'select url, status, result, score, failing, accessibility_score, assertions from audit_pages where run_id = ?',
     [runId],
   );
 }
@@ -390,6 +410,11 @@ async function finishRun(tx: EntityManager, deps: AuditDeps, runId: number, erro
     { orderBy: { id: 'desc' } },
   );
   const changes = diffRuns(previous?.id ?? null, previous ? await pagesOf(tx, previous.id) : [], pages);
+  const budget = summarizeBudget(pages);
+  if (budget) summary.budget = budget;
+  const baselineRun = audit.baselineRunId ?? previous?.id;
+  const regressions = baselineRun ? await regressionsOf(tx, runId, baselineRun) : null;
+  if (regressions) summary.regressions = regressions;
   const status: AuditStatus = summary.pages > summary.failed_pages ? 'completed' : 'failed';
   run.status = status;
   run.summary = summary;
@@ -415,6 +440,16 @@ async function finishRun(tx: EntityManager, deps: AuditDeps, runId: number, erro
     status === 'completed' ? 'audit.completed' : 'audit.failed',
     body,
   );
+  // Only a significant regression, larger than its metric's minimum effect, is told (src/budgets/regression.ts).
+  if (regressions && regressions.metrics.length > 0) {
+    await emitEvent(tx, deps.queue, deps.config.WEBHOOK_KEY_CONCURRENCY, userId, 'audit.regressed', {
+      audit_id: audit.id,
+      run_id: runId,
+      baseline_run_id: regressions.baseline_run,
+      url: audit.url,
+      regressions: regressions.metrics,
+    });
+  }
   for (const moved of changes.grades_moved) {
     await emitEvent(tx, deps.queue, deps.config.WEBHOOK_KEY_CONCURRENCY, userId, 'report.grade_changed', {
       audit_id: audit.id,
@@ -423,8 +458,9 @@ async function finishRun(tx: EntityManager, deps: AuditDeps, runId: number, erro
     });
   }
   await tx.execute(
-    `delete from audit_runs where audit_id = ? and id not in
+    `delete from audit_runs where audit_id = ? and id <> ? and id not in
        (select id from audit_runs where audit_id = ? order by id desc limit ?)`,
-    [audit.id, audit.id, deps.config.AUDIT_RUN_RETENTION],
+    // The chosen baseline is kept whatever its age: it is what regressions are tested against.
+    [audit.id, audit.baselineRunId ?? 0, audit.id, deps.config.AUDIT_RUN_RETENTION],
   );
 }

@@ -16,6 +16,8 @@ import {
   UserSchema,
   WebhookDeliverySchema,
   WebhookSchema,
+  LabSampleSchema,
+  AuditBudgetSchema,
 } from '../entities/index.ts';
 
 /** The project root (where package.json and migrations/ live). */
@@ -36,6 +38,8 @@ export const entities = [
   AuditPageSchema,
   WebhookSchema,
   WebhookDeliverySchema,
+  LabSampleSchema,
+  AuditBudgetSchema,
 ];
 
 /**

@@ -2,6 +2,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
 import { UserSchema } from './user.entity.ts';
 import { ReportSchema } from './report.entity.ts';
+import type { LabMetric } from './report.entity.ts';
 
 /* The JSON columns of a run: its summary and what changed since the run before it (src/audits/changes.ts computes both). */
 
@@ -17,6 +18,26 @@ export interface RunAccessibility {
   top_failing_rules: Array<{ rule: string; pages: number }>;
 }
 
+/** A run's budget outcome over its pages: how many pages fail an error (or only a warning) assertion, and the assertions failing on the most pages. */
+export interface RunBudget {
+  pages: number;
+  error_pages: number;
+  warning_pages: number;
+  top_failing: Array<{ key: string; level: 'warn' | 'error'; pages: number }>;
+}
+
+/** A run's regressions against its baseline run (src/audits/regressions.ts). */
+export interface RunRegressions {
+  baseline_run: number;
+  /** Pages tested (measured in both runs with enough runs). */
+  pages: number;
+  /** The metrics that regressed, each with its pages. */
+  metrics: Array<{
+    metric: LabMetric;
+    pages: Array<{ url: string; baseline_median: number; median: number; change: number; p_value: number }>;
+  }>;
+}
+
 export interface RunSummary {
   pages: number;
   failed_pages: number;
@@ -25,6 +46,10 @@ export interface RunSummary {
   /** The checks failing on the most pages, most first (at most 10). */
   top_failing_checks: Array<{ check: string; pages: number }>;
   accessibility: RunAccessibility;
+  /** The budget's outcome over the run's pages (an audit with a budget). */
+  budget?: RunBudget;
+  /** Regressions against the baseline run (pages measured in both). */
+  regressions?: RunRegressions;
   /** Set by the run's end when the audited host is behind a gateway site of the same account. */
   gateway?: {
     passed: boolean;
@@ -45,6 +70,22 @@ export interface RunChanges {
     newly_failing: Array<{ url: string; rules: string[] }>;
     fixed: Array<{ url: string; rules: string[] }>;
   };
+}
+
+/** A page's budget outcome, as stored. */
+export interface PageAssertions {
+  passed: number;
+  failed: number;
+  not_measured: number;
+  /** The assertions that did not pass (at most 50). */
+  failing: Array<{
+    key: string;
+    level: 'warn' | 'error';
+    status: 'failed' | 'not_measured';
+    actual: number | null;
+    expected: number;
+    name: string;
+  }>;
 }
 
 export type AuditStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -69,6 +110,10 @@ export const AuditSchema = defineEntity({
     include: p.json<string[]>(),
     exclude: p.json<string[]>(),
     schedule: p.string().length(128).nullable(),
+    /** Times each page is measured per run (its lab figures kept per run). */
+    runs: p.smallint().default(1),
+    /** The run regressions are tested against; null: the previous completed run. */
+    baselineRunId: p.integer().nullable(),
     timezone: p.string().length(64).nullable(),
     status: p.string().length(16).$type<AuditStatus>(),
     createdAt: p.datetime().onCreate(() => new Date()),
@@ -121,6 +166,8 @@ export const AuditPageSchema = defineEntity({
     failing: p.json<string[]>().nullable(),
     /** The accessibility category's own score of a rendered page; null when not rendered. */
     accessibilityScore: p.smallint().nullable(),
+    /** The page's budget outcome: counts and the assertions that did not pass; null without a budget. */
+    assertions: p.json<PageAssertions>().nullable(),
     error: p.string().length(512).nullable(),
     /** How many times a worker took it up (more than one after an instance stopped mid-page). */
     attempts: p.smallint().default(0),

@@ -8,3 +8,5 @@ export { ConsoleSessionSchema } from './console-session.entity.ts';
 export { ChallengeStatSchema } from './challenge-stat.entity.ts';
 export { AuditSchema, AuditRunSchema, AuditPageSchema } from './audit.entity.ts';
 export { WebhookSchema, WebhookDeliverySchema } from './webhook.entity.ts';
+export { LabSampleSchema } from './lab-sample.entity.ts';
+export { AuditBudgetSchema } from './audit-budget.entity.ts';

@@ -66,6 +66,10 @@ export const ReportSchema = defineEntity({
      * conversion back to text; no query looks inside it (docs/decisions/0006-raw-json-results.md).
      */
     results: p.json<Record<string, unknown>>().columnType('json'),
+    /** Category summaries (src/reports/categories.ts); null on reports stored before them. */
+    categories: p.json<ReportCategories>().columnType('json').nullable(),
+    /** Median and spread of the runs' lab figures (src/reports/lab-samples.ts); null when not rendered. */
+    labStats: p.json<LabStatsColumn>().columnType('json').nullable(),
     privacy: p.smallint().$type<Privacy>().default(1),
     // Never serialised: describeReport exposes only `password: boolean`. (`hidden()` would brand
     // the type and lose its null.)
@@ -88,5 +92,41 @@ export const ReportSchema = defineEntity({
       .onUpdate(() => new Date()),
   },
 });
+
+/** A report's category summaries (src/reports/categories.ts computes them). */
+export interface ReportCategories {
+  performance: { status: 'measured'; score: number } | { status: 'needs_rendering' };
+  accessibility:
+    | {
+        status: 'measured';
+        score: number | null;
+        passed: number;
+        failed: number;
+        needs_review: number;
+        not_applicable: number;
+      }
+    | { status: 'needs_rendering' }
+    | { status: 'not_measured' };
+}
+
+/** A lab figure that repeated runs keep per run (src/reports/lab-samples.ts). */
+export type LabMetric = 'fcp' | 'lcp' | 'tbt' | 'cls' | 'score' | 'bytes';
+
+/** Median and spread of one metric over a report's runs. */
+export interface MetricStats {
+  runs: number;
+  median: number;
+  min: number;
+  max: number;
+  /** Interquartile range (the spread of the middle half). */
+  iqr: number;
+}
+export type LabStats = Partial<Record<LabMetric, MetricStats>>;
+
+/** A report's lab statistics: how many runs were made and each metric's median and spread. */
+export interface LabStatsColumn {
+  runs: number;
+  metrics: LabStats;
+}
 
 export type Report = InferEntity<typeof ReportSchema>;

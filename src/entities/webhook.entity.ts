@@ -2,7 +2,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import { defineEntity, p } from '@mikro-orm/core';
 import { UserSchema } from './user.entity.ts';
 
-export type WebhookEvent = 'audit.completed' | 'audit.failed' | 'report.grade_changed';
+export type WebhookEvent = 'audit.completed' | 'audit.failed' | 'audit.regressed' | 'report.grade_changed';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 /**

@@ -1,6 +1,12 @@
 import { LockMode } from '../db/mikro-orm.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ReportSchema, type Privacy, type Report, type ReportResult } from '../entities/report.entity.ts';
+import {
+  ReportSchema,
+  type LabStatsColumn,
+  type Privacy,
+  type Report,
+  type ReportResult,
+} from '../entities/report.entity.ts';
 import { UserSchema } from '../entities/user.entity.ts';
 import { notFound, validationError } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
@@ -11,6 +17,9 @@ import { sql } from './sql.ts';
 import { shareUrl } from './share-address.ts';
 import type { ReportResults } from './results.ts';
 import { RawJson } from '../raw-json.ts';
+import { LabSampleSchema } from '../entities/lab-sample.entity.ts';
+import { categoriesOf, type ReportCategories } from './categories.ts';
+import { labFiguresOf, labStatsOf, type LabFigures } from './lab-samples.ts';
 
 /** The fields a list item shows besides `results` (findPage selects their columns). */
 type ListField =
@@ -24,7 +33,9 @@ type ListField =
   | 'shareId'
   | 'generatedAt'
   | 'createdAt'
-  | 'updatedAt';
+  | 'updatedAt'
+  | 'categories'
+  | 'labStats';
 
 /**
  * A report as lists load it, as plain data (lists load no entities): the listed columns and
@@ -52,6 +63,44 @@ export interface StoredAnalysis {
   score: number;
   result: ReportResult;
   results: ReportResults;
+  /** Each run's lab figures (several when the page was measured N times); absent: from `results`. */
+  samples?: LabFigures[];
+}
+
+/** The lab samples of an analysis: its runs', or its one run's when rendered. */
+function samplesOf(a: StoredAnalysis): LabFigures[] {
+  if (a.samples) return a.samples;
+  const one = labFiguresOf(a.results);
+  return one ? [one] : [];
+}
+
+/** The columns an analysis sets on its report besides phpRank's. */
+function derivedColumns(a: StoredAnalysis, samples: LabFigures[]) {
+  return {
+    categories: categoriesOf(a.results),
+    labStats: samples.length ? { runs: samples.length, metrics: labStatsOf(samples) } : null,
+  };
+}
+
+/** Replaces a report's lab samples (in `tx`). */
+async function storeSamples(tx: EntityManager, reportId: number, samples: LabFigures[]): Promise<void> {
+  await tx.nativeDelete(LabSampleSchema, { report: reportId });
+  for (const [run, f] of samples.entries()) tx.create(LabSampleSchema, { report: reportId, run, ...f });
+  await tx.flush();
+}
+
+/** A report's runs' lab figures, in run order. */
+export async function labSamplesOf(em: EntityManager, reportId: number): Promise<LabFigures[]> {
+  const rows = await em.find(LabSampleSchema, { report: reportId }, { orderBy: { run: 'asc' } });
+  const n = (v: number | null | undefined) => v ?? null;
+  return rows.map((r) => ({
+    fcp: n(r.fcp),
+    lcp: n(r.lcp),
+    tbt: n(r.tbt),
+    cls: n(r.cls),
+    score: n(r.score),
+    bytes: n(r.bytes),
+  }));
 }
 
 /**
@@ -71,6 +120,7 @@ export async function createReport(
   analysis: StoredAnalysis,
 ): Promise<Report> {
   const passwordHash = input.privacy === 2 && input.password ? await hashPassword(input.password) : null;
+  const samples = samplesOf(analysis);
   return em.transactional(async (tx) => {
     await lockReportsOf(tx, userId);
     const now = new Date();
@@ -82,6 +132,7 @@ export async function createReport(
       result: analysis.result,
       score: analysis.score,
       results: analysis.results,
+      ...derivedColumns(analysis, samples),
       privacy: input.privacy,
       passwordHash,
       generatedAt: now,
@@ -89,6 +140,7 @@ export async function createReport(
       updatedAt: now,
     });
     await tx.flush();
+    await storeSamples(tx, report.id, samples);
     await addToProject(tx, contribution(report, userId));
     return report;
   });
@@ -139,8 +191,11 @@ export async function updateReport(
       report.score = a.score;
       report.result = a.result;
       report.results = a.results;
+      const samples = samplesOf(a);
+      Object.assign(report, derivedColumns(a, samples));
       report.generatedAt = new Date();
       await tx.flush();
+      await storeSamples(tx, report.id, samples);
       await removeFromProject(tx, before);
       await addToProject(tx, contribution(report, userId));
     }
@@ -247,7 +302,8 @@ async function findPage(
     em,
     `select r.id, r.url, r.project, r.result, r.score, r.privacy, r.password_hash, r.share_id,
             ${epochMs('r.generated_at')} as generated_ms, ${epochMs('r.created_at')} as created_ms,
-            ${epochMs('r.updated_at')} as updated_ms, r.results::text as results_json
+            ${epochMs('r.updated_at')} as updated_ms, r.results::text as results_json,
+            r.categories::text as categories_json, r.lab_stats::text as lab_stats_json
      from unnest(array(select id from reports where ${where} order by ${order} limit ? offset ?))
           with ordinality as page(id, n)
      join reports r on r.id = page.id and r.user_id = ?
@@ -269,6 +325,12 @@ async function findPage(
     // `results` as text: 100 stored results are 0.5-1 MB of JSON; parsing them only to write
     // them out again would cost more than the whole query (see bench/reports-list-results.ts).
     results: new RawJson(r.results_json as string),
+    // Reports stored before the column have no summaries: theirs are computed from the results.
+    categories: JSON.parse(
+      (r.categories_json as string | null) ??
+        JSON.stringify(categoriesOf(JSON.parse(r.results_json as string) as ReportResults)),
+    ) as ReportCategories,
+    labStats: r.lab_stats_json ? (JSON.parse(r.lab_stats_json as string) as LabStatsColumn) : null,
   }));
 }
 
@@ -316,6 +378,12 @@ function describeFields<T>(r: Omit<ReportRow, 'results'>, results: T, publicUrl?
     result: r.result,
     score: r.score,
     results,
+    categories:
+      r.categories ??
+      categoriesOf(
+        results instanceof RawJson ? (JSON.parse(results.text) as ReportResults) : (results as ReportResults),
+      ),
+    lab: r.labStats ?? null,
     privacy: r.privacy as number,
     password: Boolean(r.passwordHash),
     share_url: shareUrl(r.shareId, publicUrl),

@@ -10,6 +10,7 @@ import type { ReportAnalyzer } from './analysis.ts';
 import { hashPassword } from './passwords.ts';
 import { createReport, getReport, updateReport, type PasswordChange } from './reports.ts';
 import { parseReportUrl } from './urls.ts';
+import { analyzeRuns } from './repeated-runs.ts';
 
 export interface ReportDeps {
   em: EntityManager;
@@ -34,6 +35,8 @@ export interface CreateReportRequest {
   password?: string;
   /** Our extension: render in Chromium (true), not (false), or as ANALYZER_RENDER decides. */
   render?: boolean;
+  /** Times the page is measured (1 when absent); the representative run is stored. */
+  runs?: number;
 }
 
 /**
@@ -49,7 +52,12 @@ export async function createReportFromRequest(
 ): Promise<Report> {
   const url = parseReportUrl(input.url);
   checkPasswordRule(input.privacy, input.password, false);
-  const analysis = await deps.analyzer.analyze(url, { tenant: String(userId), render: input.render, signal });
+  const analysis = await analyzeRuns(
+    deps.analyzer,
+    url,
+    { tenant: String(userId), render: input.render, signal },
+    input.runs ?? 1,
+  );
   return createReport(deps.em, userId, { privacy: input.privacy, password: input.password }, analysis);
 }
 
@@ -60,6 +68,8 @@ export interface UpdateReportRequest {
   reanalyse: boolean;
   /** With `reanalyse`: render in Chromium or not (our extension). */
   render?: boolean;
+  /** With `reanalyse`: times the page is measured. */
+  runs?: number;
   /** Abandons the analysis when it aborts (the client went away); the report is left as it was. */
   signal?: AbortSignal;
 }
@@ -79,11 +89,12 @@ export async function updateReportFromRequest(
   if (privacy !== 2) password = { kind: 'clear' };
   else if (input.password) password = { kind: 'set', hash: await hashPassword(input.password) };
   const analysis = input.reanalyse
-    ? await deps.analyzer.analyze(parseReportUrl(current.fullUrl), {
-        tenant: String(userId),
-        render: input.render,
-        signal: input.signal,
-      })
+    ? await analyzeRuns(
+        deps.analyzer,
+        parseReportUrl(current.fullUrl),
+        { tenant: String(userId), render: input.render, signal: input.signal },
+        input.runs ?? 1,
+      )
     : undefined;
   return updateReport(deps.em, userId, id, { privacy: input.privacy, password, analysis });
 }

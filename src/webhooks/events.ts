@@ -39,7 +39,7 @@ async function pendingDeliveriesOf(tx: EntityManager, userId: number): Promise<n
 /** Attempts per delivery (the first and its retries, with exponential backoff between them). */
 export const DELIVERY_ATTEMPTS = 6;
 
-export const webhookEvents = ['audit.completed', 'audit.failed', 'report.grade_changed'] as const;
+export const webhookEvents = ['audit.completed', 'audit.failed', 'audit.regressed', 'report.grade_changed'] as const;
 
 /** A new signing secret: `whsec_` and the base64 of 24 random bytes. */
 export function newSecret(): string {

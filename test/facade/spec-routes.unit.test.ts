@@ -59,6 +59,8 @@ extraRoutes.push(
   'PUT /api/v1/sites/{sitekey}/gateway',
   'GET /api/v1/sites/{sitekey}/gateway/report',
 );
+/** Issue 54: a budget asserted on a report, and an audit's budget, runs and baseline. */
+extraRoutes.push('POST /api/v1/reports/{id}/assert', 'PUT /api/v1/audits/{id}/budget');
 /** Private Access Tokens: a challenge's attestation route, limited like the v2 routes. */
 const privateToken = 'GET /api/v2/challenges/{challenge}/private-token';
 extraRoutes.push(privateToken);
