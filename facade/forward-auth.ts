@@ -52,7 +52,7 @@ export function forwardAuthListener(services: Services, gateway: Gateway): Forwa
     const decided = { 'X-Gateway-Outcome': d.outcome, 'X-Gateway-Rule': encodeURIComponent(d.rule) };
     switch (d.outcome) {
       case 'pass':
-        res.writeHead(204, { ...decided, 'Cache-Control': passCache });
+        res.writeHead(204, { ...decided, 'Cache-Control': passCache, 'X-Content-Type-Options': 'nosniff' });
         res.end();
         return;
       case 'challenge':
