@@ -22,7 +22,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { defaultAnalyzerOptions } from '../src/analyzer/options.ts';
-import { accessibilityRules } from '../src/analyzer/checks/accessibility.ts';
+import { accessibilityRules } from '../src/analyzer/checks/accessibility-rules.ts';
 import { RenderingAnalyzer } from '../src/analyzer/render/analyzer.ts';
 import { chromiumFlags, desktopUserAgent } from '../src/analyzer/render/browser.ts';
 import { writeLauncher } from '../src/analyzer/render/sandbox.ts';

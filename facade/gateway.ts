@@ -11,7 +11,7 @@ import {
 } from '../src/gateway/gateway.ts';
 import { isNavigation, type OriginalRequest, type ProxyProtocol } from '../src/gateway/forwarded.ts';
 import { CLEARANCE_COOKIE } from '../src/gateway/clearance.ts';
-import { gatewayPageCsp, renderChallengePage, renderRetryPage } from '../views/gateway.ts';
+import { gatewayPageCsp, renderChallengePage, renderRetryPage } from '../views/gateway-pages.ts';
 import { bundleNamed } from '../src/bundles.ts';
 import { bodyParser } from './body.ts';
 import { facadeState } from './koa-context.ts';

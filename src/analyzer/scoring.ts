@@ -28,7 +28,7 @@
  *
  * The `accessibility` checks of a rendered page are not part of this score (phpRank has no such
  * section, and a page's grade must not depend on whether it was rendered): the category has a
- * score of its own (checks/accessibility.ts).
+ * score of its own (checks/accessibility-rules.ts).
  */
 import type { CheckResult, Importance } from './checks/types.ts';
 

@@ -5,7 +5,7 @@
  * failing or fixed), computed from the runs' page rows. Accessibility rules (`a11y_*`, rendered
  * pages only) are kept apart from phpRank's checks: they are not part of the report's score.
  */
-import { accessibilityRule } from '../analyzer/checks/accessibility.ts';
+import { accessibilityRule } from '../analyzer/checks/accessibility-rules.ts';
 import type { PageAssertions, RunChanges, RunSummary } from '../entities/audit.entity.ts';
 
 /** One page of a run as the summary and the diff read it. */

@@ -23,7 +23,7 @@ import { gatewayFindings } from '../gateway/sites.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { accessibilityScore } from '../analyzer/checks/accessibility.ts';
+import { accessibilityScore } from '../analyzer/checks/accessibility-rules.ts';
 import { parseTargetUrl } from '../analyzer/address-guard.ts';
 import { AnalyzeError } from '../analyzer/errors.ts';
 import type { Config } from '../config.ts';

@@ -9,8 +9,8 @@
  * (an audit we do not have, a rendered check on a page not rendered) is `not_measured`, and
  * counts as failing at its level.
  */
-import { accessibilityOutcome } from '../analyzer/checks/accessibility.ts';
-import { accessibilityOf } from '../reports/accessibility.ts';
+import { accessibilityOutcome } from '../analyzer/checks/accessibility-rules.ts';
+import { accessibilityOf } from '../reports/accessibility-category.ts';
 import { median, metricScore, type LabFigures } from '../reports/lab-samples.ts';
 import type { ReportResults, ResultEntry } from '../reports/results.ts';
 import type { AggregationMethod, Assertion, Level } from './budget.ts';

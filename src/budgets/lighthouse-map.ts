@@ -3,10 +3,10 @@
  * measures: a check of a report (its id in `results`), with, for the lab metrics, the metric
  * whose samples repeated runs keep; or a category summary. Lighthouse's accessibility audits
  * are named after their axe-core rule, so they come from the accessibility rule table
- * (checks/accessibility.ts) rather than being listed again. An id that is in none of these is
+ * (checks/accessibility-rules.ts) rather than being listed again. An id that is in none of these is
  * one we do not measure: an assertion on it is reported `not_measured`, never passed.
  */
-import { accessibilityRules } from '../analyzer/checks/accessibility.ts';
+import { accessibilityRules } from '../analyzer/checks/accessibility-rules.ts';
 import { checkIdentity } from '../analyzer/checks/definitions.ts';
 
 import type { LabMetric } from '../entities/report.entity.ts';

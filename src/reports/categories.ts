@@ -4,7 +4,7 @@
  * when it needs a render or could not be measured, so an API client does not recompute
  * Lighthouse's weighted means. Computed once when a report is stored (column `categories`).
  */
-import { accessibilityOf } from './accessibility.ts';
+import { accessibilityOf } from './accessibility-category.ts';
 import type { ReportResults } from './results.ts';
 import type { ReportCategories } from '../entities/report.entity.ts';
 

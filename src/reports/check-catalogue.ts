@@ -4,7 +4,7 @@
  * of its value and the weight it is scored with here.
  */
 import type { Importance } from '../analyzer/index.ts';
-import { accessibilityRule } from '../analyzer/checks/accessibility.ts';
+import { accessibilityRule } from '../analyzer/checks/accessibility-rules.ts';
 import {
   checkCatalogue,
   type CatalogueEntry,

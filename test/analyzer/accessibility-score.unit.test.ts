@@ -7,8 +7,8 @@ import {
   accessibilityRules,
   accessibilityScore,
   maxAccessibilityNodes,
-} from '../../src/analyzer/checks/accessibility.ts';
-import { accessibilityChecks } from '../../src/analyzer/render/accessibility.ts';
+} from '../../src/analyzer/checks/accessibility-rules.ts';
+import { accessibilityChecks } from '../../src/analyzer/render/accessibility-results.ts';
 import { sanitizeAxe, type AxeRun } from '../../src/analyzer/render/axe.ts';
 import { scoreResults } from '../../src/analyzer/scoring.ts';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkCatalogue, catalogueEntry, locales } from '../../src/analyzer/checks/catalogue/index.ts';
 import { checkDefinitions, describedCheck } from '../../src/analyzer/checks/definitions.ts';
-import { accessibilityChecks } from '../../src/analyzer/render/accessibility.ts';
+import { accessibilityChecks } from '../../src/analyzer/render/accessibility-results.ts';
 import { labChecks } from '../../src/analyzer/render/lab.ts';
 import type { RenderedPage } from '../../src/analyzer/render/render.ts';
 import { allChecks } from '../../src/analyzer/run-checks.ts';

@@ -4,8 +4,8 @@
  * a fixed accessibility fault listed as fixed on its page (a new one as newly failing).
  */
 import { describe, expect, it } from 'vitest';
-import { accessibilityRules, accessibilityScore } from '../../src/analyzer/checks/accessibility.ts';
-import { accessibilityChecks } from '../../src/analyzer/render/accessibility.ts';
+import { accessibilityRules, accessibilityScore } from '../../src/analyzer/checks/accessibility-rules.ts';
+import { accessibilityChecks } from '../../src/analyzer/render/accessibility-results.ts';
 import type { AxeRun } from '../../src/analyzer/render/axe.ts';
 import { diffRuns, summarize, type RunPage } from '../../src/audits/changes.ts';
 

@@ -69,12 +69,7 @@ async function api(key: string, method: string, path: string, json?: unknown) {
 }
 
 /** Polls `fn` until it gives a value; with `skipMs`, the queue's clock skips that much a poll. */
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | undefined>,
-  timeoutMs: number,
-  skipMs = 0,
-): Promise<T> {
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number, skipMs = 0): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();

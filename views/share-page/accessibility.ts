@@ -5,8 +5,8 @@
  * report that was not rendered says the category needs rendering.
  */
 import { catalogueEntry } from '../../src/analyzer/checks/catalogue/index.ts';
-import { accessibilityRule } from '../../src/analyzer/checks/accessibility.ts';
-import { accessibilityEntries, accessibilityOf, entryOutcome } from '../../src/reports/accessibility.ts';
+import { accessibilityRule } from '../../src/analyzer/checks/accessibility-rules.ts';
+import { accessibilityEntries, accessibilityOf, entryOutcome } from '../../src/reports/accessibility-category.ts';
 import type { ReportResults, ResultEntry } from '../../src/reports/results.ts';
 import { escapeHtml } from './escape.ts';
 

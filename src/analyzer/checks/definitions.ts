@@ -2,11 +2,11 @@
  * Every check the service can report, described: identity (id, report section, importance,
  * which picks its weight in scoring.ts, and where its verdict comes from), words and value
  * format, in report order. Each fact has one place: a page check's module (checks/page/,
- * listed in registry.ts), gsb.ts, lab.ts, and for the accessibility checks accessibility.ts
+ * listed in registry.ts), gsb.ts, lab.ts, and for the accessibility checks accessibility-rules.ts
  * (identity) with catalogue/en-accessibility.ts (words). The catalogue (catalogue/) reads
  * this list.
  */
-import { accessibilityRules } from './accessibility.ts';
+import { accessibilityRules } from './accessibility-rules.ts';
 import { enAccessibility } from './catalogue/en-accessibility.ts';
 import * as formats from './catalogue/formats.ts';
 import { gsbCheck } from './gsb.ts';

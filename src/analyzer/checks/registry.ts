@@ -2,7 +2,7 @@
  * The registry of page checks, an explicit list (as Lighthouse's default config lists its
  * audits): each check is one module, `checks/page/<id>.ts`, whose default export is the whole
  * check, and one line below. Reports, the score, the catalogue, `GET /api/v1/checks` and the
- * share page take them from here; the other kinds of check (gsb.ts, lab.ts, accessibility.ts)
+ * share page take them from here; the other kinds of check (gsb.ts, lab.ts, accessibility-rules.ts)
  * join them in definitions.ts. `test/analyzer/checks/registry.unit.test.ts` fails when a file
  * of checks/page/ is missing here or named after another id.
  *

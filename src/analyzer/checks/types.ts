@@ -11,7 +11,7 @@ export type PageCategory = 'seo' | 'performance' | 'security' | 'miscellaneous';
 
 /**
  * The report sections: phpRank's, plus `accessibility` (rendered pages only; scored apart, see
- * checks/accessibility.ts).
+ * checks/accessibility-rules.ts).
  */
 export type CheckCategory = PageCategory | 'accessibility';
 

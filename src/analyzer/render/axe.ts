@@ -3,7 +3,7 @@
  * taken), as Lighthouse 12 runs it: in an isolated world of the top document (the page's
  * scripts cannot see or change axe, its CSP does not apply: the source goes through the
  * DevTools protocol, not a <script> element), with Lighthouse's rule options
- * (checks/accessibility.ts), and the scroll position put back afterwards.
+ * (checks/accessibility-rules.ts), and the scroll position put back afterwards.
  *
  * What comes back from the page is untrusted (selectors and snippets are the page's markup):
  * {@link sanitizeAxe} keeps known rule ids only, bounds every string and at most
@@ -19,7 +19,7 @@ import {
   maxAccessibilityNodes,
   type AccessibilityNode,
   type AxeImpact,
-} from '../checks/accessibility.ts';
+} from '../checks/accessibility-rules.ts';
 
 /** One rule's findings (violations or needs-review nodes). */
 export interface AxeFinding {

@@ -1,8 +1,8 @@
 /**
- * English words for the accessibility checks (checks/accessibility.ts): one per axe-core rule
+ * English words for the accessibility checks (checks/accessibility-rules.ts): one per axe-core rule
  * that Lighthouse 12 scores, written for this service.
  */
-import type { AccessibilityRule } from '../accessibility.ts';
+import type { AccessibilityRule } from '../accessibility-rules.ts';
 import type { CheckTexts } from './texts.ts';
 
 /** Labels of an accessibility value's fields. */

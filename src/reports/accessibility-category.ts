@@ -3,7 +3,7 @@
  * audits show it: measured (its score and counts, the failing rules heaviest first), not
  * measured (rendered, but axe could not run), or needing a render (the report was not rendered).
  */
-import { accessibilityOutcome, accessibilityRule, accessibilityScore } from '../analyzer/checks/accessibility.ts';
+import { accessibilityOutcome, accessibilityRule, accessibilityScore } from '../analyzer/checks/accessibility-rules.ts';
 import type { ReportResults, ResultEntry } from './results.ts';
 
 /** The category of one report. */

@@ -1,6 +1,6 @@
 /**
  * The accessibility checks of a rendered page from axe's findings (axe.ts): one check per rule
- * of checks/accessibility.ts, in its order, with the outcome Lighthouse 12's axe audits give:
+ * of checks/accessibility-rules.ts, in its order, with the outcome Lighthouse 12's axe audits give:
  *
  *   - `failed`: axe found violations; the check fails, its details are the first nodes
  *     (selector, snippet, why) and its value the worst impact and how many nodes;
@@ -11,14 +11,14 @@
  *   - `passed`: otherwise.
  *
  * A run that failed (axe.ts) yields no checks: the report then has no accessibility section
- * and says so (reports/accessibility.ts).
+ * and says so (reports/accessibility-category.ts).
  */
 import {
   accessibilityRules,
   type AccessibilityOutcome,
   type AccessibilityValue,
   type AxeImpact,
-} from '../checks/accessibility.ts';
+} from '../checks/accessibility-rules.ts';
 import type { AxeFinding, AxeRun } from './axe.ts';
 import type { RenderedCheckResult } from './lab.ts';
 
