@@ -3,7 +3,7 @@ import type { Stores } from '../stores/index.ts';
 import { siteBySecret, type SiteBySecret } from './sites.ts';
 import { isDummyToken, isTestSitekey, testSecretKind, type TestSecretKind } from './test-keys.ts';
 import { isExpired, MAX_TOKEN_LENGTH, openToken, type TokenClaims } from './tokens.ts';
-import { checkToken, NETWORK_MISMATCH_SCORE, spendToken, type TokenRefusal } from './token-rules.ts';
+import { checkToken, spendToken, type TokenRefusal } from './token-rules.ts';
 import type { CountedRedemption } from '../stores/spent-token-store.ts';
 import { siteverifyLimit } from './siteverify-limit.ts';
 import { isIP } from 'node:net';
@@ -136,9 +136,6 @@ function normalise(input: SiteverifyInput): Normalised {
     remoteipInvalid: !!remoteip && !isIP(remoteip),
   };
 }
-
-/** The score a token keeps when its site relaxes the remoteip check (`remoteip_check: score`). */
-export const REMOTEIP_MISMATCH_SCORE = NETWORK_MISMATCH_SCORE;
 
 /** Siteverify's answer to a token the rules refuse (token-rules.ts). */
 function refusalVerdict(refusal: TokenRefusal, claims: TokenClaims | undefined): Verdict {
