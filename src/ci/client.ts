@@ -12,7 +12,8 @@ export interface Client {
 
 /** A client of `server` with `key`; each call has `timeoutMs`. */
 export function createClient(server: string, key: string, timeoutMs: number): Client {
-  const base = server.replace(/\/+$/, '');
+  let base = server;
+  while (base.endsWith('/')) base = base.slice(0, -1);
   return {
     async call<T>(method: string, path: string, body?: unknown): Promise<T> {
       let res: Response;

@@ -102,7 +102,7 @@ const phpRankImportance: Record<string, 'high' | 'medium' | 'low'> = {
 const weights = { high: 10, medium: 5, low: 0 };
 const isoDate = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/** ReportResource's fields, with their types (plus our `score`). */
+/** ReportResource's fields, with their types (plus our `score`, `share_url`, `categories` and `lab`). */
 function expectReportResource(r: any) {
   expect(Object.keys(r).sort()).toEqual(
     [
@@ -115,6 +115,9 @@ function expectReportResource(r: any) {
       'privacy',
       'password',
       'share_url',
+      // Ours beside phpRank's: the category summaries and the lab runs' medians (docs/reports.md).
+      'categories',
+      'lab',
       'generated_at',
       'created_at',
       'updated_at',

@@ -121,6 +121,9 @@ describe('GET /api/v1/checks', () => {
         'privacy',
         'password',
         'share_url',
+        // Ours beside phpRank's: the category summaries and the lab runs' medians (docs/reports.md).
+        'categories',
+        'lab',
         'generated_at',
         'created_at',
         'updated_at',
