@@ -180,7 +180,11 @@ export function compileGroup(group: StoredBudgetGroup): BudgetGroup {
   };
 }
 
-/** Parses any accepted form; throws zod's error (the router turns it into a 422). */
+/**
+ * Parses any accepted form; throws zod's error (the router turns it into a 422). The routers
+ * parse through their input schema; the unit tests call this, tagged for knip's production mode.
+ * @internal
+ */
 export function parseBudget(value: unknown): StoredBudgetGroup[] {
   return toStoredGroups(budgetInput.parse(value));
 }

@@ -161,7 +161,11 @@ export function evaluateAssertions(assertions: readonly Assertion[], m: Measurem
   return out;
 }
 
-/** True when an `error` assertion failed or could not be measured (the CLI's exit 1). */
+/**
+ * True when an `error` assertion failed or could not be measured (the CLI's exit 1). The unit
+ * tests' reading of a result list; tagged for knip's production mode.
+ * @internal
+ */
 export function failsBuild(results: readonly AssertionResult[]): boolean {
   return results.some((r) => r.level === 'error' && r.status !== 'passed');
 }
