@@ -104,29 +104,21 @@ export function sharedPgliteDb(database: Database): Db {
     acquireConnection(): Promise<unknown>;
     releaseConnection(connection: unknown): Promise<unknown>;
   };
-  const db: Db = {
-    async executeSql(text, values) {
-      const connection = await client.acquireConnection();
-      try {
-        return await inner.executeSql(text, values);
-      } finally {
-        await client.releaseConnection(connection);
-      }
-    },
+  /** Runs `statement` holding the ORM's one connection, so it never lands inside an ORM transaction. */
+  const holdingOrmConnection = async <T>(statement: () => Promise<T>): Promise<T> => {
+    const connection = await client.acquireConnection();
+    try {
+      return await statement();
+    } finally {
+      await client.releaseConnection(connection);
+    }
   };
+  const db: Db = { executeSql: (text, values) => holdingOrmConnection(() => inner.executeSql(text, values)) };
   if (inner.listen) db.listen = inner.listen.bind(inner);
   // A TestClock sets pg-boss's time on the session; PGlite's one session is the ORM's too.
-  if (inner.setSessionStatements) {
-    const setSessionStatements = inner.setSessionStatements.bind(inner);
-    db.setSessionStatements = async (statements) => {
-      const connection = await client.acquireConnection();
-      try {
-        await setSessionStatements(statements);
-      } finally {
-        await client.releaseConnection(connection);
-      }
-    };
-  }
+  const setSessionStatements = inner.setSessionStatements?.bind(inner);
+  if (setSessionStatements)
+    db.setSessionStatements = (statements) => holdingOrmConnection(() => setSessionStatements(statements));
   return db;
 }
 
