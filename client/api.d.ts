@@ -3704,11 +3704,26 @@ export interface operations {
                     no_image?: boolean | ("0" | "1" | "true" | "false");
                     solutions?: string;
                     telemetry?: {
+                        dpr?: number;
                         inner_height?: number;
                         inner_width?: number;
                         interactions?: number;
                         outer_height?: number;
                         outer_width?: number;
+                        page?: {
+                            automation: boolean | ("0" | "1" | "true" | "false");
+                            brands: string;
+                            cdp: boolean | ("0" | "1" | "true" | "false");
+                            language: string;
+                            no_pointer: boolean | ("0" | "1" | "true" | "false");
+                            permission_mismatch: boolean | ("0" | "1" | "true" | "false");
+                            platform: string;
+                            tampered: boolean | ("0" | "1" | "true" | "false");
+                            ua: string;
+                            /** @enum {string} */
+                            ua_data: "full" | "empty" | "absent" | "mismatch";
+                            webgl: string;
+                        };
                         screen_height?: number;
                         screen_width?: number;
                         time_on_page_ms?: number;
@@ -9054,11 +9069,26 @@ export interface operations {
                     cdata?: string;
                     sitekey: string;
                     telemetry?: {
+                        dpr?: number;
                         inner_height?: number;
                         inner_width?: number;
                         interactions?: number;
                         outer_height?: number;
                         outer_width?: number;
+                        page?: {
+                            automation: boolean | ("0" | "1" | "true" | "false");
+                            brands: string;
+                            cdp: boolean | ("0" | "1" | "true" | "false");
+                            language: string;
+                            no_pointer: boolean | ("0" | "1" | "true" | "false");
+                            permission_mismatch: boolean | ("0" | "1" | "true" | "false");
+                            platform: string;
+                            tampered: boolean | ("0" | "1" | "true" | "false");
+                            ua: string;
+                            /** @enum {string} */
+                            ua_data: "full" | "empty" | "absent" | "mismatch";
+                            webgl: string;
+                        };
                         screen_height?: number;
                         screen_width?: number;
                         time_on_page_ms?: number;
@@ -9566,11 +9596,26 @@ export interface operations {
                     env?: string;
                     solutions?: string;
                     telemetry?: {
+                        dpr?: number;
                         inner_height?: number;
                         inner_width?: number;
                         interactions?: number;
                         outer_height?: number;
                         outer_width?: number;
+                        page?: {
+                            automation: boolean | ("0" | "1" | "true" | "false");
+                            brands: string;
+                            cdp: boolean | ("0" | "1" | "true" | "false");
+                            language: string;
+                            no_pointer: boolean | ("0" | "1" | "true" | "false");
+                            permission_mismatch: boolean | ("0" | "1" | "true" | "false");
+                            platform: string;
+                            tampered: boolean | ("0" | "1" | "true" | "false");
+                            ua: string;
+                            /** @enum {string} */
+                            ua_data: "full" | "empty" | "absent" | "mismatch";
+                            webgl: string;
+                        };
                         screen_height?: number;
                         screen_width?: number;
                         time_on_page_ms?: number;
@@ -9887,11 +9932,26 @@ export interface operations {
                     sitekey: string;
                     solutions?: string;
                     telemetry?: {
+                        dpr?: number;
                         inner_height?: number;
                         inner_width?: number;
                         interactions?: number;
                         outer_height?: number;
                         outer_width?: number;
+                        page?: {
+                            automation: boolean | ("0" | "1" | "true" | "false");
+                            brands: string;
+                            cdp: boolean | ("0" | "1" | "true" | "false");
+                            language: string;
+                            no_pointer: boolean | ("0" | "1" | "true" | "false");
+                            permission_mismatch: boolean | ("0" | "1" | "true" | "false");
+                            platform: string;
+                            tampered: boolean | ("0" | "1" | "true" | "false");
+                            ua: string;
+                            /** @enum {string} */
+                            ua_data: "full" | "empty" | "absent" | "mismatch";
+                            webgl: string;
+                        };
                         screen_height?: number;
                         screen_width?: number;
                         time_on_page_ms?: number;

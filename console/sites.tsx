@@ -130,6 +130,13 @@ export function SitePage(props: { sitekey: string }) {
   return <SiteDetail site={site} onChange={reload} />;
 }
 
+/** AS numbers typed as a list: `AS16509, 14061` and the like; anything else is dropped. */
+const asnList = (text: string): number[] =>
+  text
+    .split(/[\s,]+/)
+    .map((t) => Number(t.replace(/^AS/i, '')))
+    .filter((n) => Number.isSafeInteger(n) && n > 0);
+
 function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
   const [name, setName] = useState(site.name);
   const [origins, setOrigins] = useState(site.origins.join('\n'));
@@ -137,6 +144,8 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
   const [limit, setLimit] = useState(site.siteverify_per_minute === null ? '' : String(site.siteverify_per_minute));
   const [remoteip, setRemoteip] = useState<Site['remoteip_check']>(site.remoteip_check);
   const [minScore, setMinScore] = useState(String(site.min_score));
+  const [hosting, setHosting] = useState((site.networks?.hosting ?? []).join(' '));
+  const [exempt, setExempt] = useState((site.networks?.exempt ?? []).join(' '));
   const [saved, setSaved] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const save = useAction(async (e: Event) => {
@@ -150,6 +159,10 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
       siteverifyPerMinute: limit.trim() === '' ? null : Number(limit),
       remoteip_check: remoteip,
       min_score: Number(minScore),
+      networks:
+        asnList(hosting).length || asnList(exempt).length
+          ? { hosting: asnList(hosting), exempt: asnList(exempt) }
+          : null,
     });
     setSaved(true);
     onChange();
@@ -216,6 +229,19 @@ function SiteDetail({ site, onChange }: { site: Site; onChange: () => void }) {
             onInput={(e) => setMinScore(e.currentTarget.value)}
           />
         </label>
+        <label>
+          Also count these networks as hosting networks (AS numbers, separated by spaces)
+          <input inputMode="numeric" value={hosting} onInput={(e) => setHosting(e.currentTarget.value)} />
+        </label>
+        <label>
+          Never count these networks as hosting networks (AS numbers: an office or a partner&apos;s VPN)
+          <input inputMode="numeric" value={exempt} onInput={(e) => setExempt(e.currentTarget.value)} />
+        </label>
+        <p class="muted">
+          Tokens from hosting and cloud networks score 0.6 lower. Networks from the IP to ASN Lite database by{' '}
+          <a href="https://db-ip.com">DB-IP</a> and from <a href="https://www.routeviews.org">RouteViews</a> (CC BY
+          4.0), through the <code>@ip-location-db/asn</code> package.
+        </p>
         <button type="submit" disabled={save.pending}>
           Save settings
         </button>

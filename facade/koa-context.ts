@@ -84,6 +84,13 @@ class KoaRequestInfo implements RequestInfo {
   get secFetchSite() {
     return this.header('Sec-Fetch-Site');
   }
+  get clientHints() {
+    return { ua: this.header('Sec-CH-UA'), platform: this.header('Sec-CH-UA-Platform') };
+  }
+  /** Over TLS (as the trusted proxy says, with TRUST_PROXY) or on a loopback host: where a Chromium sends client hints. */
+  get secureTransport(): boolean {
+    return this.koa.secure || /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(this.koa.hostname);
+  }
   /** Made on first use: only procedures doing long work (an analysis) ask for it. */
   get signal(): AbortSignal {
     return (this.#signal ??= clientGoneSignal(this.koa));
@@ -119,6 +126,7 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
     analyzer: services.analyzer,
     metrics: services.metrics,
     engineReference: services.engineReference,
+    networks: services.networks,
     analytics: services.analytics,
     queue: services.queue,
     get em() {

@@ -22,6 +22,7 @@ import { Migration20261128140000 } from './Migration20261128140000.ts';
 import { Migration20261128160000 } from './Migration20261128160000.ts';
 import { Migration20261201233231 } from './Migration20261201233231.ts';
 import { Migration20261202040000 } from './Migration20261202040000.ts';
+import { Migration20261202050000 } from './Migration20261202050000.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121101430', class: Migration20261121101430 },
@@ -47,4 +48,5 @@ export const migrationsList = [
   { name: 'Migration20261128160000', class: Migration20261128160000 },
   { name: 'Migration20261201233231', class: Migration20261201233231 },
   { name: 'Migration20261202040000', class: Migration20261202040000 },
+  { name: 'Migration20261202050000', class: Migration20261202050000 },
 ];

@@ -23,4 +23,5 @@ export const migrationNames = [
   'Migration20261128160000',
   'Migration20261201233231',
   'Migration20261202040000',
+  'Migration20261202050000',
 ];

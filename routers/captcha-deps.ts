@@ -3,7 +3,7 @@ import type { PrivateTokenConfig } from '../src/captcha/private-token.ts';
 import type { InnerContext } from './context.ts';
 
 /** What the challenge flows' dependencies are made of: a procedure's context, or the services and an EntityManager. */
-type CaptchaSources = Pick<InnerContext, 'em' | 'stores' | 'config' | 'engineReference' | 'analytics'>;
+type CaptchaSources = Pick<InnerContext, 'em' | 'stores' | 'config' | 'engineReference' | 'analytics' | 'networks'>;
 
 /** The challenge flows' dependencies from a procedure's context. */
 export function captchaDeps(ctx: CaptchaSources): CaptchaDeps {
@@ -18,6 +18,7 @@ export function captchaDeps(ctx: CaptchaSources): CaptchaDeps {
     now: Date.now,
     testKeys: ctx.config.TEST_KEYS === 'on',
     reference: ctx.engineReference,
+    networks: ctx.networks,
     events: ctx.analytics,
     privateTokens: ctx.config.PAT_ISSUERS.length > 0,
   };
@@ -31,7 +32,15 @@ export function captchaDeps(ctx: CaptchaSources): CaptchaDeps {
 export function browserRequest(ctx: InnerContext): BrowserRequest {
   const r = ctx.request;
   const origin = r.origin ?? (r.secFetchSite === 'same-origin' ? r.baseUrl : undefined);
-  return { origin, ip: r.ip, userAgent: r.userAgent, acceptLanguage: r.acceptLanguage, referer: r.referer };
+  return {
+    origin,
+    ip: r.ip,
+    userAgent: r.userAgent,
+    acceptLanguage: r.acceptLanguage,
+    referer: r.referer,
+    clientHints: r.clientHints,
+    secureTransport: r.secureTransport,
+  };
 }
 
 /** The Private Access Token challenges' configuration: PAT_ISSUERS, and PUBLIC_URL's host as origin_info. */

@@ -23,6 +23,10 @@ export interface RequestInfo {
   acceptLanguage?: string;
   /** The browser's Sec-Fetch-Site: same-origin requests carry no Origin header. */
   secFetchSite?: string;
+  /** Sec-CH-UA and Sec-CH-UA-Platform, as sent (the score compares them with the page's report). */
+  clientHints?: { ua?: string; platform?: string };
+  /** The request came over TLS or to a loopback host (where browsers send client hints). */
+  secureTransport?: boolean;
   /**
    * Aborts when the client goes away before its answer is written (its connection closed):
    * long work done for the request (an analysis) stops and frees what it holds.

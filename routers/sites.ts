@@ -30,6 +30,13 @@ const minScore = z
   .refine((v) => Number.isInteger(Math.round(v * 1e6) / 1e4), { error: 'The minimum score has at most two decimals.' })
   .optional();
 
+/** AS numbers the site adds to the hosting networks and those it exempts (docs/challenges.md, "The network"); null: none. */
+const asns = z.array(z.number().int().min(1).max(4_294_967_295)).max(1000);
+const networks = z
+  .object({ hosting: asns.default([]), exempt: asns.default([]) })
+  .nullable()
+  .optional();
+
 /** Site management for typed clients on /trpc (and the CLI); not part of the REST surface. */
 export const sitesRouter = router({
   /** Registers a site; the secret is in this answer only. */
@@ -44,6 +51,7 @@ export const sitesRouter = router({
         siteverifyPerMinute,
         remoteip_check: remoteipCheck,
         min_score: minScore,
+        networks,
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -62,6 +70,7 @@ export const sitesRouter = router({
         siteverifyPerMinute,
         remoteip_check: remoteipCheck,
         min_score: minScore,
+        networks,
       }),
     )
     .mutation(async ({ ctx, input }) => {

@@ -4,7 +4,7 @@
 // transpiler, bundler or WebAssembly text compiler in the serving process.
 //   npx tsx scripts/build.ts [--out-dir DIR]   (default dist)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WIDGET_ENTRIES, buildWidgetEntry } from '../src/bundles.ts';
@@ -26,6 +26,8 @@ export async function build(outDir = path.join(root, 'dist')): Promise<void> {
   const compiled = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   if (compiled.status !== 0) throw new Error(`tsc failed with ${compiled.status ?? compiled.signal}`);
   writeFileSync(path.join(outDir, 'pow', 'walk.wasm'), await compileWat(WALK_WAT));
+  // Data the service reads at run time beside its module (the hosting networks: src/net/hosting.ts).
+  cpSync(path.join(root, 'src', 'net', 'hosting-asns.csv'), path.join(outDir, 'src', 'net', 'hosting-asns.csv'));
   const publicDir = path.join(outDir, 'public');
   mkdirSync(publicDir, { recursive: true });
   for (const entry of WIDGET_ENTRIES) {

@@ -185,6 +185,14 @@ const envSchema = z.object({
    */
   CAPTCHA_ENGINE: z.enum(['auto', 'never']).default('auto'),
   /**
+   * The address-to-AS dataset the score reads the client's network from (src/net/asn.ts):
+   * unset, the `@ip-location-db/asn` package's files; `off`, none (no network counts as
+   * hosting); else CSV files of `first,last,asn[,name]`, comma-separated.
+   */
+  ASN_DATABASE: z.string().min(1).max(4096).optional(),
+  /** The hosting and cloud networks' AS numbers (`asn,name` lines); unset, src/net/hosting-asns.csv as shipped. */
+  HOSTING_ASNS_FILE: z.string().min(1).max(1024).optional(),
+  /**
    * Private Access Token issuers trusted for the attestation route (src/captcha/private-token.ts):
    * `issuer-name=<base64url token-key>`, comma-separated. Unset: no Private Access Tokens.
    */

@@ -8,6 +8,7 @@ import { createReportAnalyzer, type ReportAnalyzer } from './reports/analysis.ts
 import { databaseSlots } from './reports/shared-slots.ts';
 import { createMetrics, instrumentStores, type Metrics } from './metrics.ts';
 import { engineReferenceFrom } from './captcha/engine-reference-from.ts';
+import { networkClassifierFrom, type NetworkClassifier } from './net/hosting.ts';
 import type { ReferenceSource } from './captcha/engine-reference.ts';
 import { ChallengeAnalytics } from './analytics/counter.ts';
 import type { JobQueue } from './queue/queue.ts';
@@ -24,6 +25,8 @@ export interface Services {
   metrics: Metrics;
   /** Engine-measured layouts for the environment proof; undefined where no Chromium is configured. */
   engineReference?: ReferenceSource;
+  /** The client address's network (hosting or not) for the score; absent with ASN_DATABASE=off. */
+  networks?: NetworkClassifier;
   /** The console's challenge analytics, counted in memory and flushed to the database (src/analytics). */
   analytics?: ChallengeAnalytics;
   /**
@@ -99,6 +102,7 @@ export async function openServices(
   const metrics = createMetrics();
   const analyzer = createReportAnalyzer(config, { metrics, slots, warn: (message) => log.warn(message) });
   const engineReference = engineReferenceFrom(config, (message) => log.warn(message));
+  const networks = networkClassifierFrom(config, (message) => log.warn(message));
   const analytics = new ChallengeAnalytics({
     orm: db.orm,
     log,
@@ -115,6 +119,7 @@ export async function openServices(
     analyzer,
     metrics,
     engineReference,
+    networks,
     analytics,
     db,
     migrationsApplied: applied,

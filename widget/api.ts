@@ -31,16 +31,17 @@ export type { Issued, ManagedOutcome, PowVerdict, V1Verdict, V1View, WorkView };
 type Fields = Record<string, string | number | boolean | undefined | Telemetry>;
 
 /**
- * Form-encoded bodies (nested `telemetry[...]` keys): a CORS "simple" request, so no
+ * Form-encoded bodies (nested `telemetry[...]` and `telemetry[page][...]` keys; the service reads three levels): a CORS "simple" request, so no
  * preflight round trip. No credentials, no cookies.
  */
 function encode(fields: Fields): URLSearchParams {
   const body = new URLSearchParams();
-  for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
-    if (typeof value === 'object') for (const [k, v] of Object.entries(value)) body.append(`${key}[${k}]`, String(v));
-    else body.append(key, String(value));
-  }
+  const add = (key: string, value: unknown) => {
+    if (value === undefined) return;
+    if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) add(`${key}[${k}]`, v);
+    else body.append(key, typeof value === 'string' ? value : JSON.stringify(value));
+  };
+  for (const [key, value] of Object.entries(fields)) add(key, value);
   return body;
 }
 
@@ -99,7 +100,7 @@ export class Api {
    */
   async score(sitekey: string, action?: string, cdata?: string): Promise<Issued> {
     const fields = { sitekey, action: action || 'submit', cdata };
-    const first = await this.post<WireScoreOutcome>('/api/v3/challenges', { ...fields, telemetry: telemetry() });
+    const first = await this.post<WireScoreOutcome>('/api/v3/challenges', { ...fields, telemetry: await telemetry() });
     if (!('challenge' in first)) return first;
     const work = first.challenge;
     const envAnswer = runEnv(work.env, this.probeFontUrl);
@@ -108,7 +109,7 @@ export class Api {
     await attested;
     const issued = await this.post<WireScoreOutcome>('/api/v3/challenges', {
       ...fields,
-      telemetry: telemetry(),
+      telemetry: await telemetry(),
       work: work.ticket,
       solutions,
       env: await envAnswer,

@@ -1,9 +1,13 @@
+import { pageSignals, readPageSignals, type PageSignals } from './page-signals.ts';
+
 /**
  * The only facts about the visitor the widget sends, and only the ones the risk model reads
  * (src/captcha/risk.ts): the `navigator.webdriver` flag, time since navigation start, a count
  * of pointer and key presses on the page (no coordinates, keys, targets or timings), and the
  * sizes of the window, its page area and the screen (a headless browser's window has no frame
- * and fills a screen of its own size).
+ * and fills a screen of its own size), and what the page shows about the browser
+ * (page-signals.ts: an automation framework's traces, and facts the service compares with
+ * the request's headers).
  */
 export interface Telemetry {
   webdriver: boolean;
@@ -15,6 +19,10 @@ export interface Telemetry {
   inner_height: number;
   screen_width: number;
   screen_height: number;
+  /** devicePixelRatio in hundredths (the page's zoom on the screen's density). */
+  dpr: number;
+  /** What the page shows about the browser (page-signals.ts); absent when it could not be read in time. */
+  page?: PageSignals;
 }
 
 let interactions = 0;
@@ -24,6 +32,7 @@ let watching = false;
 export function watchInteractions(): void {
   if (watching) return;
   watching = true;
+  readPageSignals();
   const count = () => {
     interactions++;
   };
@@ -32,7 +41,8 @@ export function watchInteractions(): void {
 
 const size = (px: number) => Math.max(0, Math.min(1_000_000, Math.round(px) || 0));
 
-export function telemetry(): Telemetry {
+export async function telemetry(): Promise<Telemetry> {
+  const page = await pageSignals();
   return {
     webdriver: navigator.webdriver === true,
     time_on_page_ms: Math.min(86_400_000, Math.round(performance.now())),
@@ -43,5 +53,7 @@ export function telemetry(): Telemetry {
     inner_height: size(innerHeight),
     screen_width: size(screen.width),
     screen_height: size(screen.height),
+    dpr: size(devicePixelRatio * 100),
+    ...(page ? { page } : {}),
   };
 }

@@ -171,7 +171,7 @@ export class Widget {
         sitekey: this.opts.sitekey,
         action: this.opts.action,
         cdata: this.opts.cdata,
-        telemetry: telemetry(),
+        telemetry: await telemetry(),
       });
       if (run !== this.run) return;
       if (out.outcome === 'pass') return this.succeed(out);
@@ -187,7 +187,7 @@ export class Widget {
           work: out.work.ticket,
           solutions,
           env: await envAnswer,
-          telemetry: telemetry(),
+          telemetry: await telemetry(),
         },
       );
       if (run !== this.run) return;
@@ -253,7 +253,7 @@ export class Widget {
           work: c.view.no_image.ticket,
           solutions,
           ...(await envAnswer),
-          telemetry: telemetry(),
+          telemetry: await telemetry(),
         },
       );
       if (run !== this.run) return;
@@ -351,7 +351,7 @@ export class Widget {
       if (run !== this.run) return;
       const verdict = await this.api.post<V1Verdict>(
         `/api/v1/challenges/${encodeURIComponent(c.view.challenge)}/verify`,
-        { answer, ...solved, ...(await envAnswer), telemetry: telemetry() },
+        { answer, ...solved, ...(await envAnswer), telemetry: await telemetry() },
       );
       if (run !== this.run) return;
       this.busy = false;

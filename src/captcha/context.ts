@@ -3,6 +3,8 @@ import { AppError } from '../errors.ts';
 import type { Stores } from '../stores/index.ts';
 import { networkKey } from '../net/client-key.ts';
 import type { ReferenceSource } from './engine-reference.ts';
+import type { NetworkClassifier } from '../net/hosting.ts';
+import { browserKey, observe, type Evidence, type Telemetry } from './evidence.ts';
 import { hostnameOf, originAllowed, requestOrigin } from './origins.ts';
 import { siteByKey, type SiteView } from './sites.ts';
 import { testSitekeyKind, type TestSitekeyKind } from './test-keys.ts';
@@ -24,6 +26,8 @@ export interface CaptchaDeps {
   events?: ChallengeEvents;
   /** Whether Private Access Tokens are asked (PAT_ISSUERS set): only then is a challenge's attestation looked up. */
   privateTokens?: boolean;
+  /** Which client networks are hosting networks (src/net/hosting.ts); absent, none is. */
+  networks?: NetworkClassifier;
 }
 
 /** The browser side of a request: its origin and the signals risk scoring reads. */
@@ -33,6 +37,10 @@ export interface BrowserRequest {
   userAgent?: string;
   acceptLanguage?: string;
   referer?: string;
+  /** Sec-CH-UA and Sec-CH-UA-Platform as sent (page-signals.ts compares them with the page's report). */
+  clientHints?: { ua?: string; platform?: string };
+  /** Over TLS or to a loopback host: where a Chromium sends client hints. */
+  secureTransport?: boolean;
 }
 
 /** A site with the request's origin checked against it. */
@@ -130,4 +138,25 @@ export function countIssued(deps: CaptchaDeps, admitted: AdmittedSite, kind: Tok
   events.record(sitekey, 'issued', kind);
   events.record(sitekey, 'work', String(bits));
   events.record(sitekey, 'network', admitted.network);
+}
+
+/**
+ * The evidence of one challenge request (evidence.ts observe): the client's network classified
+ * first (hosting or not, with the site's own rules), and the browser its telemetry describes.
+ */
+export async function observeRequest(
+  deps: CaptchaDeps,
+  admitted: AdmittedSite,
+  req: BrowserRequest,
+  telemetry?: Telemetry,
+): Promise<Evidence> {
+  const network = await deps.networks?.classify(req.ip, admitted.site.networks);
+  return guardStore(
+    observe(deps.stores, admitted.site.sitekey, {
+      ...req,
+      origin: admitted.origin,
+      hosting: network?.hosting,
+      browser: browserKey(telemetry),
+    }),
+  );
 }

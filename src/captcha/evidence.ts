@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { Stores } from '../stores/index.ts';
 import type { CounterHit } from '../stores/counter-store.ts';
 import { clientKey, networkKey, wideNetworkKey } from '../net/client-key.ts';
 import { ATTEMPT_IN_HASHES_LOG2, type WorkSize } from './work.ts';
+import type { PageSignals } from './page-signals.ts';
 import { cappedBaseline, doublings, SITE_SURGE_FLOOR, surgeBits } from './surge.ts';
 
 /**
@@ -28,6 +30,7 @@ import { cappedBaseline, doublings, SITE_SURGE_FLOOR, surgeBits } from './surge.
  * | abandoned         | puzzles issued to the client in 10 min and never redeemed, above 3 | 1 per 4, at most 2 |
  * | headers           | User-Agent missing or naming a tool; Accept-Language missing; Referer from another origin | 1 each, at most 2 |
  * | webdriver         | telemetry says navigator.webdriver is true (only ever raises cost) | 1 |
+ * | browser_rate      | challenges this hour from one browser (its page's report) on one network (IPv4 /24, IPv6 /64) above {@link PACE}.browserHour | ceil(log2(count/pace)) |
  * | clearances        | gateway clearances the site gave the network (IPv4 /24, IPv6 /64) in the hour, above {@link CLEARANCE_PACE}: a clearance spent by its pace (src/gateway/pace.ts) costs more each time | ceil(log2(count/pace)) |
  *
  * The total of extra bits is capped at {@link MAX_EXTRA_BITS}.
@@ -42,9 +45,10 @@ import { cappedBaseline, doublings, SITE_SURGE_FLOOR, surgeBits } from './surge.
 /**
  * A person's pace, requests per minute: above it, work doubles per doubling of the rate.
  * `siteFloor`: a site's minute is a surge only above this many challenges, however quiet its
- * last day was (one visitor's retries are no surge).
+ * last day was (one visitor's retries are no surge). `browserHour`: challenges an hour one
+ * browser (by its page's report) may ask of one site from one network at the calm price.
  */
-export const PACE = { client: 6, network: 12, wide: 48, siteFloor: SITE_SURGE_FLOOR } as const;
+export const PACE = { client: 6, network: 12, wide: 48, siteFloor: SITE_SURGE_FLOOR, browserHour: 30 } as const;
 /** Gateway clearances a network may earn on one site in an hour at the calm price. */
 export const CLEARANCE_PACE = 2;
 /** Ceiling on the extra bits evidence can add (2^10 = 1024 times the level's work). */
@@ -101,6 +105,10 @@ export interface Evidence {
   newNetworkBaseline?: number;
   /** Gateway clearances the site gave the request's network in the hour. Absent: 0. */
   clearances?: number;
+  /** The client's address is in a hosting or cloud network (src/net/hosting.ts). Absent: not. */
+  hosting?: boolean;
+  /** Challenges this hour from the same browser (by its page's report) on the same network (IPv4 /24, IPv6 /64). Absent: 0. */
+  browserRate?: number;
 }
 
 export interface ObservedRequest {
@@ -109,6 +117,26 @@ export interface ObservedRequest {
   acceptLanguage?: string;
   origin?: string;
   referer?: string;
+  /** Whether the address is in a hosting network (the caller classified it). */
+  hosting?: boolean;
+  /** What tells one browser from another in its page's report ({@link browserKey}); absent without one. */
+  browser?: string;
+}
+
+/**
+ * One browser as its page reports it: the User-Agent, the client hints, the language, the
+ * WebGL renderer, the screen and its density, hashed. Many browsers share it (one model of
+ * phone); on one network and one site in one hour, few people do. A client without a browser
+ * makes up a new one each time; a browser harvesting tokens keeps its own.
+ */
+export function browserKey(t: Telemetry | undefined): string | undefined {
+  const p = t?.page;
+  if (!p) return undefined;
+  const screen = t.window ? t.window.screen.join('x') : '';
+  return createHash('sha256')
+    .update([p.ua, p.brands, p.platform, p.language, p.webgl, screen, t.dpr ?? ''].join('\n'))
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 /** Telemetry as parsed at the door; read only to raise cost or lower score. */
@@ -122,6 +150,10 @@ export interface Telemetry {
     inner: readonly [number, number];
     screen: readonly [number, number];
   };
+  /** devicePixelRatio in hundredths. */
+  dpr?: number;
+  /** What the page showed about the browser (page-signals.ts); absent: scored as the worst case. */
+  page?: PageSignals;
 }
 
 const automationUa =
@@ -178,6 +210,8 @@ export async function observe(
     { key: `${k.newHours}:${hour}`, windowMs: HOUR_COUNTER_MS, onlyIfZero: seenBefore },
     { key: `${k.seen}:${day}`, windowMs: 2 * DAY },
   ];
+  // The browser's hour on this site and network: counted last, so the reads' places stay put.
+  if (req.browser) hits.push({ key: `ev:b:${site}:${networkKey(req.ip)}:${req.browser}`, windowMs: HOUR });
   const reads = [
     ...rates.map((r) => r.previous),
     k.failures,
@@ -217,6 +251,8 @@ export async function observe(
     newNetworkRate,
     newNetworkBaseline: cappedBaseline(newHours),
     clearances,
+    hosting: req.hosting === true,
+    browserRate: req.browser ? counts[at - 1] : 0,
   };
 }
 
@@ -281,6 +317,7 @@ export function extraBits(ev: Evidence, telemetry?: Telemetry): { bits: number; 
   );
   add('webdriver', telemetry?.webdriver === true ? 1 : 0);
   add('clearances', doublings(ev.clearances ?? 0, CLEARANCE_PACE));
+  add('browser_rate', doublings(ev.browserRate ?? 0, PACE.browserHour));
   return { bits: Math.min(MAX_EXTRA_BITS, bits), reasons };
 }
 
@@ -309,7 +346,8 @@ export function packEvidence(ev: Evidence): number[] {
     (Number(ev.uaAutomation) << 1) |
     (Number(ev.uaHeadless) << 2) |
     (Number(ev.acceptLanguageMissing) << 3) |
-    (Number(ev.refererMismatch) << 4);
+    (Number(ev.refererMismatch) << 4) |
+    (Number(ev.hosting === true) << 5);
   const round = (x: number) => Math.round(x * 10) / 10;
   return [
     round(ev.clientRate),
@@ -323,6 +361,7 @@ export function packEvidence(ev: Evidence): number[] {
     Number(ev.newNetwork === true),
     round(ev.newNetworkRate ?? 0),
     round(ev.newNetworkBaseline ?? 0),
+    ev.browserRate ?? 0,
   ];
 }
 
@@ -339,6 +378,7 @@ export function unpackEvidence(packed: readonly number[] | undefined): Evidence 
     newNetwork = 0,
     newNetworkRate = 0,
     newNetworkBaseline = 0,
+    browserRate = 0,
   ] = packed ?? [];
   return {
     clientRate,
@@ -356,6 +396,8 @@ export function unpackEvidence(packed: readonly number[] | undefined): Evidence 
     newNetwork: newNetwork === 1,
     newNetworkRate,
     newNetworkBaseline,
+    hosting: (flags & 32) !== 0,
+    browserRate,
   };
 }
 

@@ -4,6 +4,7 @@ import {
   countIssued,
   guardStore,
   issueToken,
+  observeRequest,
   redeemProof,
   type AdmittedSite,
   type BrowserRequest,
@@ -12,7 +13,6 @@ import {
 } from './context.ts';
 import { checkEnv, sealValues, type ProbeBox } from './env-proof.ts';
 import {
-  observe,
   packEvidence,
   recordFailure,
   recordRedeemed,
@@ -96,11 +96,13 @@ export async function startManaged(
     return { outcome: 'pass', ...issueToken(deps, admitted, { kind: 'v2', action, cdata, score }) };
   }
   if (admitted.test) return { outcome: 'challenge', challenge: await createV1(deps, admitted, { action, cdata }) };
-  const evidence = await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin }));
+  const evidence = await observeRequest(deps, admitted, req, input.telemetry);
   const best = scoreEvidence({
     evidence,
     // Telemetry comes again with the proof; its absence here costs nothing yet.
     telemetry: input.telemetry ?? {},
+    pageOptional: true,
+    request: req,
     envOk: true,
     work: { size: { count: 1, bits: 1 }, elapsedMs: 60_000 },
   });
@@ -153,6 +155,7 @@ export async function verifyManaged(
   const { score, reasons } = scoreEvidence({
     evidence: unpackEvidence(claims.ev),
     telemetry: proof.telemetry,
+    request: req,
     envOk,
     work: { size: claims, elapsedMs: checked.elapsedMs },
     attested: await attestedFor(deps, claims.id, claims.site),
@@ -213,7 +216,7 @@ export async function issueScoreToken(
   }
   const now = deps.now();
   if (input.work === undefined) {
-    const evidence = await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin }));
+    const evidence = await observeRequest(deps, admitted, req, input.telemetry);
     return {
       challenge: await issueChallenge(deps, admitted, 'v3', evidence, {
         telemetry: input.telemetry,
@@ -240,6 +243,7 @@ export async function issueScoreToken(
   const { score, reasons } = scoreEvidence({
     evidence: unpackEvidence(claims.ev),
     telemetry: input.telemetry,
+    request: req,
     envOk: checkEnv(deps.tokenKey, claims.env, input.env),
     work: { size: claims, elapsedMs: checked.elapsedMs },
     attested: await attestedFor(deps, claims.id, claims.site),

@@ -1,5 +1,6 @@
 import type { Evidence, Telemetry } from './evidence.ts';
 import { PACE } from './evidence.ts';
+import { judgePage, PAGE_REASONS, type PageReason, type RequestFacts } from './page-signals.ts';
 import { expectedAttempts, type WorkSize } from './work.ts';
 
 /**
@@ -35,6 +36,25 @@ import { expectedAttempts, type WorkSize } from './work.ts';
  * | `no_interaction`  | telemetry: no pointer or key press on the page                    |      -0.10 |
  * | `fast_submit`     | telemetry: less than 1.5 s on the page                            |      -0.10 |
  * | `no_layout_engine` | no right environment proof: the score is capped at {@link NO_ENGINE_CAP} |   (cap) |
+ * | `hosting_network` | the client's address is in a hosting or cloud network (src/net/hosting.ts) |      -0.60 |
+ * | `browser_rate_high` | one browser (its page's report) on one network past {@link PACE}.browserHour an hour on the site |  -0.20 |
+ * | `browser_rate_very_high` | past 4 × that (instead of browser_rate_high)                     |      -0.40 |
+ * | page signals      | what the page showed (page-signals.ts), each below                  |            |
+ * | `page_signals_missing` | telemetry without the page's report (the widget always sends it) |   -0.60 |
+ * | `devtools_protocol` | a DevTools protocol client serialised the page's console message |      -0.60 |
+ * | `automation_globals` | a framework's globals in the page (chromedriver's `cdc_`, …)    |      -0.60 |
+ * | `no_pointer`      | no pointing device at all (headless Chromium)                       |      -0.40 |
+ * | `natives_tampered` | natives patched in the page (a stealth script's)                   |      -0.40 |
+ * | `ua_overridden`   | the client hints' full version list empty or of another version than the User-Agent |  -0.40 |
+ * | `ua_mismatch`     | the page's User-Agent is not the request's                          |      -0.40 |
+ * | `permission_mismatch` | Notification.permission disagrees with the Permissions API      |      -0.30 |
+ * | `client_hints_mismatch` | Sec-CH-UA / Sec-CH-UA-Platform disagree with the page's, or are missing from a Chromium over TLS | -0.30 |
+ * | `webgl_spoofed`   | a desktop Chromium whose WebGL renderer is not ANGLE's             |      -0.30 |
+ * | `window_impossible` | the page area larger than its window at a density of 1          |      -0.30 |
+ * | `language_mismatch` | the page's language is not the Accept-Language's                 |      -0.20 |
+ *
+ * `image_answer` makes up only for what the network and the pace took (a person behind a VPN
+ * or a busy network): never for a sign of automation, which OCR reading the image does not undo.
  *
  * The reasons applied travel in the token; siteverify shows them (`reasons`), so a site sees
  * why a token scored as it did.
@@ -42,7 +62,7 @@ import { expectedAttempts, type WorkSize } from './work.ts';
 
 /**
  * Every reason {@link scoreEvidence} gives, in a fixed order: tokens carry them as a bit set
- * (tokens.ts), so append new ones at the end and never reorder.
+ * (tokens.ts, at most 53 of them), so append new ones at the end and never reorder.
  */
 export const SCORE_REASONS = [
   'work',
@@ -64,7 +84,45 @@ export const SCORE_REASONS = [
   'no_interaction',
   'fast_submit',
   'no_layout_engine',
+  ...PAGE_REASONS,
+  'hosting_network',
+  'browser_rate_high',
+  'browser_rate_very_high',
 ] as const;
+
+/** What each page signal costs a score, in hundredths (the table above). */
+const PAGE_WEIGHTS: Record<PageReason, number> = {
+  page_signals_missing: -60,
+  devtools_protocol: -60,
+  automation_globals: -60,
+  no_pointer: -40,
+  natives_tampered: -40,
+  ua_overridden: -40,
+  ua_mismatch: -40,
+  permission_mismatch: -30,
+  client_hints_mismatch: -30,
+  webgl_spoofed: -30,
+  window_impossible: -30,
+  language_mismatch: -20,
+};
+
+/** Reasons a right image answer makes up for: the network and the pace, not signs of automation. */
+const COMPENSABLE: ReadonlySet<string> = new Set([
+  'hosting_network',
+  'velocity_high',
+  'velocity_very_high',
+  'failures',
+  'no_interaction',
+  'fast_submit',
+  'accept_language_missing',
+  'referer_origin_mismatch',
+  'browser_rate_high',
+]);
+
+/** Whether an image read right may lift a score with these reasons (none of them a sign of automation). */
+export function imageMayLift(reasons: readonly string[]): boolean {
+  return reasons.every((r) => COMPENSABLE.has(r) || r === 'work' || r === 'layout_engine' || r === 'attested');
+}
 
 export interface ScoreSignals {
   evidence: Evidence;
@@ -78,6 +136,10 @@ export interface ScoreSignals {
   attested?: boolean;
   /** v1: the image was read right. */
   imageAnswer?: boolean;
+  /** The request that carried the telemetry (its headers are compared with the page's report). */
+  request?: RequestFacts;
+  /** A missing page report costs nothing (the managed flow's first guess: the report comes again with the proof). */
+  pageOptional?: boolean;
 }
 
 export interface RiskScore {
@@ -124,6 +186,8 @@ export function scoreEvidence(s: ScoreSignals): RiskScore {
     if (headlessWindow(t)) apply('headless_window', -40);
     if (t.interactions === 0) apply('no_interaction', -10);
     if (typeof t.timeOnPageMs === 'number' && t.timeOnPageMs < 1500) apply('fast_submit', -10);
+    for (const reason of judgePage(t, s.request))
+      if (!(s.pageOptional && reason === 'page_signals_missing')) apply(reason, PAGE_WEIGHTS[reason]);
   }
   if (ev.uaHeadless) apply('ua_headless', -40);
   if (ev.uaMissing) apply('ua_missing', -30);
@@ -134,8 +198,13 @@ export function scoreEvidence(s: ScoreSignals): RiskScore {
   if (excess > 16) apply('velocity_very_high', -40);
   else if (excess > 4) apply('velocity_high', -20);
   if (ev.failures >= 2) apply('failures', -10);
-  // A person whose evidence fell short (a busy network, say) makes it up by reading the image.
-  if (s.imageAnswer && s.envOk && points < 90) apply('image_answer', Math.min(20, 90 - points));
+  if (ev.hosting) apply('hosting_network', -60);
+  const browserRate = ev.browserRate ?? 0;
+  if (browserRate > 4 * PACE.browserHour) apply('browser_rate_very_high', -40);
+  else if (browserRate > PACE.browserHour) apply('browser_rate_high', -20);
+  // A person whose evidence fell short (a VPN, a busy network) makes it up by reading the image.
+  if (s.imageAnswer && s.envOk && points < 90 && imageMayLift(reasons))
+    apply('image_answer', Math.min(20, 90 - points));
   let score = Math.min(100, Math.max(0, points)) / 100;
   if (!s.envOk) {
     reasons.push('no_layout_engine');

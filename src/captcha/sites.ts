@@ -1,3 +1,4 @@
+import type { NetworkRules } from '../net/hosting.ts';
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
@@ -21,6 +22,8 @@ export interface SiteView {
    * (work.ts ATTEMPT_IN_HASHES_LOG2).
    */
   minWorkBits: number | null;
+  /** The site's additions to and exemptions from the hosting networks (src/net/hosting.ts); null: none. */
+  networks?: NetworkRules | null;
 }
 
 /**
@@ -39,6 +42,8 @@ export interface SecuritySettings {
   remoteip_check?: RemoteipCheck;
   /** Siteverify refuses tokens scoring below this (0 to 1, hundredths; 0 lets every token through). */
   min_score?: number;
+  /** AS numbers the site counts as hosting networks beyond the shipped list, and those it never does (null: none). */
+  networks?: NetworkRules | null;
 }
 
 /** A new site's minimum score: tokens a program without a browser engine earns (at most 0.3) stay below it. */
@@ -108,6 +113,7 @@ export async function createSite(
     siteverifyPerMinute: input.siteverifyPerMinute ?? null,
     remoteipCheck: input.remoteip_check ?? 'enforce',
     minScore: input.min_score ?? DEFAULT_MIN_SCORE,
+    networks: input.networks ?? null,
   });
   await em.persistAndFlush(site);
   return { site, secret };
@@ -134,6 +140,7 @@ export async function updateSite(
   if (change.min_work_bits !== undefined) site.minWorkBits = change.min_work_bits;
   if (change.remoteip_check) site.remoteipCheck = change.remoteip_check;
   if (change.min_score !== undefined) site.minScore = change.min_score;
+  if (change.networks !== undefined) site.networks = change.networks;
   if (change.siteverifyPerMinute !== undefined) site.siteverifyPerMinute = change.siteverifyPerMinute;
   if (change.origins) site.origins = parseOrigins(change.origins);
   if (change.name) site.name = change.name;
@@ -251,7 +258,7 @@ export async function siteByKey(
   const site = await em.findOne(
     SiteSchema,
     { sitekey },
-    { fields: ['sitekey', 'origins', 'securityLevel', 'minWorkBits'] },
+    { fields: ['sitekey', 'origins', 'securityLevel', 'minWorkBits', 'networks'] },
   );
   const view = site
     ? {
@@ -260,6 +267,7 @@ export async function siteByKey(
         test: false,
         level: levelOf(site.securityLevel),
         minWorkBits: site.minWorkBits ?? null,
+        networks: site.networks ?? null,
       }
     : null;
   caches.byKey.set(sitekey, { view, until: now + SITE_CACHE_MS });
@@ -280,5 +288,6 @@ export function describeSite(site: Site) {
     siteverify_per_minute: site.siteverifyPerMinute ?? null,
     remoteip_check: remoteipCheckOf(site.remoteipCheck),
     min_score: scoreOf(site.minScore),
+    networks: site.networks ?? null,
   };
 }

@@ -182,9 +182,13 @@ function validateClaims(c: TokenClaims): void {
     fail('reasons (risk.ts SCORE_REASONS only)');
 }
 
-/** Reasons as a bit set over SCORE_REASONS: a few characters, whatever the list. */
+/**
+ * Reasons as a bit set over SCORE_REASONS: a few characters, whatever the list. Summed, not
+ * OR-ed: JavaScript's bitwise operators work on 32 bits, and the list is longer than that
+ * (a safe integer holds 53).
+ */
 function reasonBits(reasons: readonly string[]): number {
-  return reasons.reduce((bits, r) => bits | (2 ** (SCORE_REASONS as readonly string[]).indexOf(r)), 0);
+  return [...new Set(reasons)].reduce((bits, r) => bits + 2 ** (SCORE_REASONS as readonly string[]).indexOf(r), 0);
 }
 
 function reasonsOf(bits: number): string[] {

@@ -4,6 +4,7 @@ import { deriveAnswer, sameAnswer } from './answer.ts';
 import { subkey } from './subkeys.ts';
 import {
   admit,
+  observeRequest,
   countIssued,
   guardStore,
   redeemProof,
@@ -18,7 +19,6 @@ import { createRng, renderChallenge } from './render.ts';
 import { TEST_ANSWER } from './test-keys.ts';
 import {
   NO_IMAGE_EXTRA_BITS,
-  observe,
   packEvidence,
   recordFailure,
   recordRedeemed,
@@ -28,7 +28,7 @@ import {
   type Telemetry,
 } from './evidence.ts';
 import { issueWork, refusalOf, type WorkView } from './work.ts';
-import { scoreEvidence } from './risk.ts';
+import { imageMayLift, scoreEvidence } from './risk.ts';
 import { attestedFor } from './private-token.ts';
 import { checkEnv, sealValues, type ProbeBox } from './env-proof.ts';
 
@@ -147,11 +147,7 @@ export async function createV1(
   req?: BrowserRequest,
 ): Promise<V1View> {
   const id = randomBytes(16).toString('base64url');
-  const evidence =
-    opts.evidence ??
-    (!admitted.test && req
-      ? await guardStore(observe(deps.stores, admitted.site.sitekey, { ...req, origin: admitted.origin }))
-      : undefined);
+  const evidence = opts.evidence ?? (!admitted.test && req ? await observeRequest(deps, admitted, req) : undefined);
   const size = evidence
     ? workSize(admitted.site.level, admitted.site.minWorkBits, evidence)
     : workSize(admitted.site.level, admitted.site.minWorkBits, idle);
@@ -283,7 +279,7 @@ export async function verifyV1(deps: CaptchaDeps, id: string, proof: V1Proof, re
   }
   const attested = await attestedFor(deps, id, state.site);
   const scored = (s: V1State, imageAnswer: boolean) =>
-    v1Score(deps, s, proof, { imageAnswer, noImage, elapsedMs, attested });
+    v1Score(deps, s, proof, { imageAnswer, noImage, elapsedMs, attested, request: req });
   if (noImage) return finish(deps, id, state, admitted, scored(state, false));
   // A challenge with no attempts left is deleted here rather than counted again.
   const counted = (await guardStore(
@@ -327,19 +323,27 @@ function v1Score(
   deps: CaptchaDeps,
   s: V1State,
   proof: V1Proof,
-  how: { imageAnswer: boolean; noImage: boolean; elapsedMs: number | undefined; attested: boolean },
+  how: {
+    imageAnswer: boolean;
+    noImage: boolean;
+    elapsedMs: number | undefined;
+    attested: boolean;
+    request: BrowserRequest;
+  },
 ): { score: number; reasons: string[] } {
   const { imageAnswer, noImage, elapsedMs, attested } = how;
   if (s.exempt) return EXEMPT_SCORE;
   if (s.workDone) {
     const base = s.score ?? 0;
-    if (noImage || !s.engine) return { score: base, reasons: s.reasons ?? [] };
+    // The image makes up for the network and the pace, never for a sign of automation (risk.ts).
+    if (noImage || !s.engine || !imageMayLift(s.reasons ?? [])) return { score: base, reasons: s.reasons ?? [] };
     return { score: Math.min(1, Math.round(base * 100 + 20) / 100), reasons: [...(s.reasons ?? []), 'image_answer'] };
   }
   const size = { count: s.count, bits: s.bits + (noImage ? NO_IMAGE_EXTRA_BITS : 0) };
   return scoreEvidence({
     evidence: unpackEvidence(s.ev),
     telemetry: proof.telemetry,
+    request: how.request,
     envOk: checkEnv(deps.tokenKey, s.env ?? null, proof.env),
     work: elapsedMs === undefined ? undefined : { size, elapsedMs },
     imageAnswer,

@@ -26,6 +26,21 @@ export const cdata = z
   });
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
 const count = z.coerce.number().int().min(0).max(86_400_000);
+const text = (max: number) => z.string().max(max);
+/** What the page shows about the browser (widget/page-signals.ts; judged by page-signals.ts). */
+const pageSignals = z.object({
+  cdp: flag,
+  automation: flag,
+  no_pointer: flag,
+  tampered: flag,
+  permission_mismatch: flag,
+  ua: text(512),
+  language: text(35),
+  brands: text(512),
+  platform: text(64),
+  ua_data: z.enum(['full', 'empty', 'absent', 'mismatch']),
+  webgl: text(200),
+});
 /** Telemetry sent by the widget: it can only raise the work asked or lower a score. */
 export const telemetry = z
   .object({
@@ -38,6 +53,8 @@ export const telemetry = z
     inner_height: count.optional(),
     screen_width: count.optional(),
     screen_height: count.optional(),
+    dpr: count.optional(),
+    page: pageSignals.optional(),
   })
   .optional()
   .transform((t) =>
@@ -46,6 +63,8 @@ export const telemetry = z
           webdriver: t.webdriver,
           timeOnPageMs: t.time_on_page_ms,
           interactions: t.interactions,
+          dpr: t.dpr,
+          page: t.page,
           window:
             t.outer_width !== undefined &&
             t.outer_height !== undefined &&

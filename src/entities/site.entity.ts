@@ -92,6 +92,11 @@ export const SiteSchema = defineEntity({
     remoteipCheck: p.string().length(16).default('enforce'),
     /** Siteverify refuses tokens scoring below this, on every path (src/captcha/siteverify.ts). */
     minScore: p.double().default(0.5),
+    /**
+     * The site's own say over which client networks are hosting networks (src/net/hosting.ts):
+     * AS numbers it adds to the shipped list and those it exempts; null: the list as shipped.
+     */
+    networks: p.json<{ hosting: number[]; exempt: number[] }>().nullable(),
     /** Gateway mode (src/gateway): the hosts this site protects and their rules; null when unused. */
     gateway: p.json<GatewaySettings>().nullable(),
   },

@@ -13,7 +13,9 @@
  * client without a layout engine (0.3), so siteverify refuses them at a site's default
  * minimum, and their v2 answers earn no pass. Dropflow lays the paragraph out as CSS does and
  * lands nearly all of them: its tests record that hole (docs/challenges.md, "What a
- * determined attacker can still do") rather than pretend it closed.
+ * determined attacker can still do") rather than pretend it closed. What does close it is
+ * the network: from a hosting network, Dropflow's and a layout oracle's tokens score at most
+ * 0.3 and get the image instead of a v2 pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -31,8 +33,12 @@ import { browser, createTestSite, PERSON_TELEMETRY, siteverify, solveProofAsync 
 import { request } from '../helpers/http.ts';
 import { randomInt } from 'node:crypto';
 import { httpBotToken } from '../helpers/http-bot.ts';
+import { fileURLToPath } from 'node:url';
+import { Agent } from 'undici';
 
 const LAYOUTS = Number(process.env.LAYOUT_BOT_SAMPLES ?? 100);
+/** The tests' own ASN dataset: 127.0.0.2 is in a hosting network, 127.0.0.1 in a residential one. */
+const LOOPBACK_ASN = fileURLToPath(new URL('./loopback-asn.csv', import.meta.url));
 
 /**
  * Each engine; the least share of the former box layouts it must match (a real attacker
@@ -123,7 +129,9 @@ describe.skipIf(skipE2e)('the layout-library bots against the service', () => {
   const ORIGIN = 'https://shop.example';
 
   beforeAll(async () => {
-    services = await openTestServices({ env: { TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto' } });
+    services = await openTestServices({
+      env: { TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto', ASN_DATABASE: LOOPBACK_ASN },
+    });
     server = await startTestServer(services);
     site = await createTestSite(services, [ORIGIN]);
   });
@@ -182,10 +190,71 @@ describe.skipIf(skipE2e)('the layout-library bots against the service', () => {
     });
   }
 
-  /** One v2 challenge answered with the bot's lines after the work. */
-  async function v2Answer(bot: LayoutBot) {
-    const headers = browser(ORIGIN, `${randomInt(11, 200)}.${randomInt(256)}.${randomInt(256)}.9`);
-    const post = (path: string, json: unknown) => request(`${server.url}${path}`, { method: 'POST', headers, json });
+  // What still shuts the hole: the network. The same bots from a hosting network (127.0.0.2,
+  // which the tests' ASN dataset maps to DigitalOcean), the oracle's answers among them.
+  describe('from a hosting network', () => {
+    const HOSTING = '127.0.0.2';
+    let oracleBrowser: Browser;
+    let oracle: Awaited<ReturnType<typeof openProbeOracle>>;
+    beforeAll(async () => {
+      oracleBrowser = await launchChromium();
+      oracle = await openProbeOracle(oracleBrowser);
+    }, 60_000);
+    afterAll(async () => {
+      await oracle?.close();
+      await oracleBrowser?.close();
+    });
+
+    const answers = () => [
+      ...BOTS.filter((b) => b.lands === 'most').map((b) => ({ name: b.bot.name, answer: answerWith(b.bot) })),
+      {
+        name: 'layout oracle',
+        answer: async (p: ProbeBox | null) => (p ? (await oracle.measure([p]))[0].join(',') : undefined),
+      },
+    ];
+
+    it(
+      'a browserless client with a layout that lands gets v3 scores of at most 0.3',
+      { timeout: 180_000 },
+      async () => {
+        for (const { name, answer } of answers()) {
+          const scores: string[] = [];
+          for (let i = 0; i < 3; i++) {
+            const token = await httpBotToken(server.url, {
+              sitekey: site.sitekey,
+              origin: ORIGIN,
+              answer,
+              localAddress: HOSTING,
+            });
+            const verdict = await siteverify(server.url, { secret: site.secret, response: token });
+            expect(verdict.body).toMatchObject({ success: false, kind: 'v3' });
+            expect(verdict.body.reasons).toContain('hosting_network');
+            expect(verdict.body.score).toBeLessThanOrEqual(0.3);
+            scores.push(`${verdict.body.score}`);
+          }
+          console.log(`${name}, from a hosting network: v3 scores ${scores.join(', ')}`);
+        }
+      },
+    );
+
+    it('and no v2 pass: the image comes instead', { timeout: 180_000 }, async () => {
+      for (const { bot } of BOTS.filter((b) => b.lands === 'most')) {
+        const verified = await v2Answer(bot, HOSTING);
+        expect(verified.body).toMatchObject({ success: false, error: 'challenge-required' });
+      }
+    });
+  });
+
+  /** One v2 challenge answered with the bot's lines after the work (from a new /16, or bound to `localAddress`). */
+  async function v2Answer(bot: LayoutBot, localAddress?: string) {
+    const headers = browser(
+      ORIGIN,
+      localAddress ? undefined : `${randomInt(11, 200)}.${randomInt(256)}.${randomInt(256)}.9`,
+    );
+    const bound = localAddress ? new Agent({ localAddress }) : undefined;
+    const via = bound ? ({ dispatcher: bound } as RequestInit) : {};
+    const post = (path: string, json: unknown) =>
+      request(`${server.url}${path}`, { ...via, method: 'POST', headers, json });
     const created = await post('/api/v2/challenges', { sitekey: site.sitekey, telemetry: PERSON_TELEMETRY });
     expect(created.body.outcome).toBe('pow');
     const { work } = created.body;
@@ -193,6 +262,6 @@ describe.skipIf(skipE2e)('the layout-library bots against the service', () => {
       ...(await solveProofAsync(work)),
       env: bot.paragraph(work.env.probe).join(','),
       telemetry: PERSON_TELEMETRY,
-    });
+    }).finally(() => bound?.close());
   }
 });

@@ -11,31 +11,45 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { createTestSite, siteverify } from '../helpers/captcha.ts';
-import { personMissing, startPerson, type Person } from '../helpers/person.ts';
+import { firefoxPersonMissing, personMissing, startPerson, type Person } from '../helpers/person.ts';
+import { fileURLToPath } from 'node:url';
+import { currentAnswer, type V1State } from '../../src/captcha/v1.ts';
+import { startVpn, type Vpn } from './vpn.ts';
 import { launchBot, type BotKind, type HeadlessBot } from '../helpers/stealth-browser.ts';
 import { startWidgetPage, type PageReport, type WidgetPage } from '../helpers/widget-page.ts';
 import { en } from '../../widget/strings.ts';
 
 const skip = personMissing && !process.env.CI;
+const skipFirefox = firefoxPersonMissing && !process.env.CI;
+/** The tests' own ASN dataset: 127.0.0.1 a residential network, 127.0.0.2 a hosting one (the VPN's exit). */
+const LOOPBACK_ASN = fileURLToPath(new URL('./loopback-asn.csv', import.meta.url));
 let services: TestServices;
 let server: TestServer;
 let pages: WidgetPage;
+/** The same customer's page with the widget loaded through a VPN whose exit is a hosting network. */
+let vpn: Vpn;
+let vpnPages: WidgetPage;
 /** One site per actor, so one's pace never counts against another's evidence. */
 const sites: Record<string, { sitekey: string; secret: string }> = {};
 const people: Person[] = [];
 const bots: HeadlessBot[] = [];
 
 beforeAll(async () => {
-  services = await openTestServices({ env: { CAPTCHA_ENGINE: 'auto' } });
+  services = await openTestServices({ env: { CAPTCHA_ENGINE: 'auto', ASN_DATABASE: LOOPBACK_ASN } });
   server = await startTestServer(services);
   pages = await startWidgetPage(server.url);
-  for (const actor of ['person', 'stealth', 'as-launched', 'no-image'])
+  vpn = await startVpn(server.url, '127.0.0.2');
+  vpnPages = await startWidgetPage(vpn.url);
+  for (const actor of ['person', 'stealth', 'as-launched', 'no-image', 'firefox', 'firefox-no-image'])
     sites[actor] = await createTestSite(services, [pages.origin]);
-});
+  sites.vpn = await createTestSite(services, [vpnPages.origin]);
+}, 120_000);
 afterAll(async () => {
   for (const p of people) await p.close();
   for (const b of bots) await b.close();
   await pages?.close();
+  await vpnPages?.close();
+  await vpn?.close();
   await server?.close();
   await services?.cleanup();
 });
@@ -60,15 +74,15 @@ const passesOn = async (actor: string, token: string, path: string) => {
 };
 
 /** The person presses Tab until the page says `label` has focus (at most `max` presses). */
-async function tabTo(p: Person, id: string, label: string, max = 8): Promise<void> {
+async function tabTo(p: Person, id: string, label: string, max = 12, on: WidgetPage = pages): Promise<void> {
   for (let i = 0; i < max; i++) {
     await p.key('Tab');
     const focused = await p
-      .waitFor(() => pages.report('state', id, (r) => r.focus === label) ?? undefined, 1500, `focus on ${label}`)
+      .waitFor(() => on.report('state', id, (r) => r.focus === label) ?? undefined, 1500, `focus on ${label}`)
       .catch(() => undefined);
     if (focused) return;
   }
-  const seen = pages.reports.filter((r: PageReport) => r.kind === 'state' && r.page === id).map((r) => r.focus);
+  const seen = on.reports.filter((r: PageReport) => r.kind === 'state' && r.page === id).map((r) => r.focus);
   throw new Error(`Tab never reached "${label}"; focus went through ${JSON.stringify(seen)}`);
 }
 
@@ -142,6 +156,95 @@ describe.skipIf(skip)('a real person (headed Chromium on Xvfb, xdotool)', () => 
       );
       expect(verdict).toMatchObject({ success: true, kind: 'v1' });
       expect(verdict.score).toBeGreaterThanOrEqual(0.7);
+    },
+  );
+});
+
+describe.skipIf(skipFirefox)('a real person in Firefox ESR (headed on Xvfb, xdotool)', () => {
+  const firefox = (url: string) => startPerson(url, { browser: 'firefox' }).then((p) => (people.push(p), p));
+
+  it('managed mode by keyboard: scores at least 0.7', { timeout: 120_000 }, async () => {
+    const p = await firefox(pages.url('managed', sites.firefox.sitekey, 'firefox-managed'));
+    await p.waitFor(() => pages.report('geometry', 'firefox-managed'), 45_000, 'the page to load');
+    await p.moveAlong([
+      [300, 300],
+      [420, 380],
+    ]);
+    await tabTo(p, 'firefox-managed', en.verify);
+    await p.key('space');
+    const { token } = await p.waitFor(() => pages.report('token', 'firefox-managed'), 60_000, 'a token');
+    const verdict = await score('firefox', token as string);
+    console.log(`firefox, managed: score ${verdict.score} (${verdict.kind}, ${String(verdict.reasons)})`);
+    expect(verdict).toMatchObject({ success: true, kind: 'v2' });
+    expect(verdict.score).toBeGreaterThanOrEqual(0.7);
+  });
+
+  it('invisible mode (v3): scores at least 0.7', { timeout: 120_000 }, async () => {
+    const p = await firefox(pages.url('invisible', sites.firefox.sitekey, 'firefox-v3'));
+    await p.waitFor(() => pages.report('geometry', 'firefox-v3'), 45_000, 'the page to load');
+    await tabTo(p, 'firefox-v3', 'INPUT');
+    await p.type('Ada Lovelace');
+    await tabTo(p, 'firefox-v3', 'Sign in');
+    await p.key('Return');
+    const { token } = await p.waitFor(() => pages.report('token', 'firefox-v3'), 60_000, 'a token');
+    const verdict = await score('firefox', token as string, '/recaptcha/api/siteverify');
+    console.log(`firefox, invisible (v3): score ${verdict.score}`);
+    expect(verdict).toMatchObject({ success: true, action: 'login' });
+    expect(verdict.score).toBeGreaterThanOrEqual(0.7);
+  });
+
+  it('explicit mode without the image: scores at least 0.7', { timeout: 180_000 }, async () => {
+    const p = await firefox(pages.url('explicit', sites['firefox-no-image'].sitekey, 'firefox-noimage'));
+    await p.waitFor(
+      () => pages.report('state', 'firefox-noimage', (r) => r.state === 'challenge' && r.noImage === true),
+      45_000,
+      'the image challenge with its no-image button',
+    );
+    await tabTo(p, 'firefox-noimage', en.noImage, 16);
+    await p.key('Return');
+    const { token } = await p.waitFor(() => pages.report('token', 'firefox-noimage'), 150_000, 'a token');
+    const verdict = await score('firefox-no-image', token as string, '/turnstile/v0/siteverify');
+    console.log(`firefox, explicit without the image: score ${verdict.score} (${String(verdict.reasons)})`);
+    expect(verdict).toMatchObject({ success: true, kind: 'v1' });
+    expect(verdict.score).toBeGreaterThanOrEqual(0.7);
+  });
+});
+
+describe.skipIf(skip)('a real person behind a VPN (its exit in a hosting network)', () => {
+  it(
+    'managed mode: the image instead of a pass, read right, accepted at the default minimum',
+    { timeout: 120_000 },
+    async () => {
+      const p = await startPerson(vpnPages.url('managed', sites.vpn.sitekey, 'vpn-managed'));
+      people.push(p);
+      await p.waitFor(() => vpnPages.report('geometry', 'vpn-managed'), 30_000, 'the page to load');
+      await p.moveAlong([
+        [300, 300],
+        [420, 380],
+      ]);
+      await tabTo(p, 'vpn-managed', en.verify, 12, vpnPages);
+      await p.key('space');
+      await p.waitFor(
+        () => vpnPages.report('state', 'vpn-managed', (r) => r.state === 'challenge'),
+        60_000,
+        'the image challenge',
+      );
+      // The person reads the image; the test reads which image it is off the VPN and derives its text.
+      const asset = await p.waitFor(
+        () => [...vpn.requests].reverse().find((r) => /\/api\/v1\/challenges\/[^/]+\/asset/.test(r)),
+        10_000,
+        'the image',
+      );
+      const [, id, v] = /challenges\/([^/]+)\/asset\?v=(\d+)/.exec(asset)!;
+      const answer = currentAnswer(services.config.tokenKey!, id, { regenerations: Number(v) } as V1State);
+      await p.type(answer);
+      await p.key('Return');
+      const { token } = await p.waitFor(() => vpnPages.report('token', 'vpn-managed'), 60_000, 'a token');
+      const verdict = await score('vpn', token as string);
+      console.log(`person behind a VPN, managed: score ${verdict.score} (${verdict.kind}, ${String(verdict.reasons)})`);
+      expect(verdict.success).toBe(true);
+      expect(verdict.score).toBeGreaterThanOrEqual(0.5);
+      expect(verdict.reasons).toEqual(expect.arrayContaining(['hosting_network', 'image_answer']));
     },
   );
 });

@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomInt } from 'node:crypto';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, envAnswerFor, siteverify, solveProofAsync } from '../helpers/captcha.ts';
+import {
+  browser,
+  createTestSite,
+  envAnswerFor,
+  siteverify,
+  solveProofAsync,
+  PERSON_TELEMETRY,
+} from '../helpers/captcha.ts';
 import type { ProbeBox } from '../../src/captcha/env-proof.ts';
 import { textValueCount } from '../../src/captcha/env-proof.ts';
 
@@ -36,7 +43,7 @@ const ip = () => `${randomInt(11, 200)}.${randomInt(256)}.${randomInt(256)}.${ra
 const post = (path: string, json: unknown, from: string) =>
   request(`${server.url}${path}`, { method: 'POST', headers: browser(ORIGIN, from), json });
 /** What a person's page reports: the bot sends it too; it costs nothing to say. */
-const telemetry = { webdriver: false, time_on_page_ms: 9000, interactions: 12 };
+const telemetry = { ...PERSON_TELEMETRY, time_on_page_ms: 9000, interactions: 12 };
 
 /**
  * The bot's best answer without a layout engine: the words broken into lines greedily at the

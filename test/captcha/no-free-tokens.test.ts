@@ -10,6 +10,7 @@ import {
   siteverify,
   solveProofAsync,
   v1EnvAnswerFor,
+  PERSON_TELEMETRY,
 } from '../helpers/captcha.ts';
 import { deriveAnswer } from '../../src/captcha/answer.ts';
 import { currentAnswer } from '../../src/captcha/v1.ts';
@@ -24,7 +25,7 @@ let server: TestServer;
 let site: { sitekey: string; secret: string };
 let other: { sitekey: string; secret: string };
 const ORIGIN = 'https://shop.example';
-const human = { webdriver: false, time_on_page_ms: 8000, interactions: 7 };
+const human = { ...PERSON_TELEMETRY, time_on_page_ms: 8000, interactions: 7 };
 
 beforeAll(async () => {
   services = await openTestServices({ env: { TRUST_PROXY: 'true', CAPTCHA_ENGINE: 'auto' } });

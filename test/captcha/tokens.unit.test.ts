@@ -11,6 +11,7 @@ import {
   type TokenClaims,
 } from '../../src/captcha/tokens.ts';
 import { TOKEN_LIMITS } from '../../src/captcha/wire.ts';
+import { SCORE_REASONS } from '../../src/captcha/risk.ts';
 
 const key = randomBytes(32);
 const claims = (over: Partial<TokenClaims> = {}): TokenClaims => ({
@@ -28,6 +29,17 @@ const claims = (over: Partial<TokenClaims> = {}): TokenClaims => ({
 });
 
 describe('sealToken / openToken', () => {
+  it('carries every reason, those past the 32nd too (the bit set is summed, not OR-ed)', () => {
+    const every = [...SCORE_REASONS];
+    const opened = openToken(sealToken(claims({ reasons: every }), key), key);
+    expect(opened).toMatchObject({ ok: true, claims: { reasons: every } });
+    const late = ['work', 'hosting_network', 'browser_rate_very_high'];
+    expect(openToken(sealToken(claims({ reasons: late }), key), key)).toMatchObject({
+      ok: true,
+      claims: { reasons: late },
+    });
+  });
+
   it('round-trips the claims', () => {
     const c = claims();
     expect(openToken(sealToken(c, key), key)).toEqual({ ok: true, claims: c });

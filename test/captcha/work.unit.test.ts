@@ -226,7 +226,21 @@ describe('evidence sets the work', () => {
 
 describe('score from evidence', () => {
   const work = { size: { count: 8, bits: 9 }, elapsedMs: 900 };
-  const person = { interactions: 3, timeOnPageMs: 5000 };
+  /** A person's page: nothing of automation in it (page-signals.ts). */
+  const page = {
+    cdp: false,
+    automation: false,
+    no_pointer: false,
+    tampered: false,
+    permission_mismatch: false,
+    ua: 'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0',
+    language: 'en-GB',
+    brands: '',
+    platform: '',
+    ua_data: 'absent' as const,
+    webgl: '',
+  };
+  const person = { interactions: 3, timeOnPageMs: 5000, page };
   it('reaches 0.9 only with the environment proof and the work, and never above 0.3 without the proof', () => {
     expect(scoreEvidence({ evidence: calm, envOk: true, work, telemetry: person })).toEqual({
       score: 0.9,

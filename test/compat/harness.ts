@@ -1,14 +1,19 @@
 /**
  * For the compatibility scripts' browser tests: the e2e stack (service, page server on
- * another origin with a registered site, Chromium), a browser that passes for a person,
- * and siteverify at a provider's path with the exactly-once check.
+ * another origin with a registered site, Chromium), an automated visitor that reads the image
+ * it is given, and siteverify at a provider's path with the exactly-once check.
+ *
+ * Chromium here is driven over the DevTools protocol, and the score sees it (at most 0.3):
+ * the pages use the stack's site that accepts every score (`anyScore`), so what is tested is
+ * the drop-ins' mechanics at the score such a browser earns. That a person passes each
+ * provider's path at the default minimum is test/adversary/person.test.ts's.
  */
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { request } from '../helpers/http.ts';
 import {
+  answerImages,
   contextOptions,
-  hideWebdriver,
   launchChromium,
   requireChromium,
   startStack,
@@ -20,6 +25,8 @@ export { skipE2e } from '../e2e/harness.ts';
 export interface CompatStack {
   stack: Stack;
   browser: Browser;
+  /** The site the pages embed and verify with: the stack's `anyScore` (minimum score 0). */
+  site: { sitekey: string; secret: string };
   /** The service's address: what replaces the provider's host in a page. */
   host: string;
   close(): Promise<void>;
@@ -31,6 +38,7 @@ export async function openCompatStack(): Promise<CompatStack> {
   return {
     stack,
     browser,
+    site: stack.anyScore,
     host: stack.server.url,
     async close() {
       await browser.close();
@@ -39,22 +47,22 @@ export async function openCompatStack(): Promise<CompatStack> {
   };
 }
 
-/** A page as a visitor's browser shows it (desktop UA, no automation flag), with its context. */
-export async function personPage(
+/** A page in its own context, whose image challenges are answered (e2e harness `answerImages`). */
+export async function visitorPage(
   c: CompatStack,
   path: string,
   html: string,
-): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await c.browser.newContext(contextOptions({ human: true }));
+): Promise<{ page: Page; context: BrowserContext; answered: string[] }> {
+  const context = await c.browser.newContext(contextOptions());
   const page = await context.newPage();
-  await hideWebdriver(page);
+  const answered = answerImages(c.stack, page);
   page.on('pageerror', (err) => console.error(`page error on ${path}:`, err.message));
   await page.goto(c.stack.pages.page(path, html));
-  return { page, context };
+  return { page, context, answered };
 }
 
-/** Time on the page and a few presses, as a person leaves them before clicking the box. */
-export async function behaveLikeAPerson(page: Page): Promise<void> {
+/** Time on the page and a few presses before the box is clicked, as a visitor leaves them. */
+export async function lingerOnPage(page: Page): Promise<void> {
   await page.mouse.move(100, 100);
   await page.keyboard.press('Shift');
   await page.keyboard.press('Shift');
@@ -103,9 +111,9 @@ export async function verifiesOnce(
   path: SiteverifyPath,
   token: string,
 ): Promise<Record<string, unknown>> {
-  const first = await siteverify(c, path, { secret: c.stack.site.secret, response: token });
+  const first = await siteverify(c, path, { secret: c.site.secret, response: token });
   expect(first).toMatchObject({ success: true, hostname: '127.0.0.1' });
-  const again = await siteverify(c, path, { secret: c.stack.site.secret, response: token });
+  const again = await siteverify(c, path, { secret: c.site.secret, response: token });
   expect(again.success).toBe(false);
   expect(again['error-codes']).toEqual([
     path === '/siteverify' ? 'invalid-or-already-seen-response' : 'timeout-or-duplicate',

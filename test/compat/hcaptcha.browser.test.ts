@@ -9,10 +9,10 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DUMMY_TOKENS, TEST_SECRETS, TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import {
-  behaveLikeAPerson,
+  lingerOnPage,
   field,
   openCompatStack,
-  personPage,
+  visitorPage,
   siteverify,
   skipE2e,
   verifiesOnce,
@@ -39,19 +39,21 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     <form action="/submit" method="POST">
       <input type="text" name="email" placeholder="Email" value="ada@example.com" />
       <input type="password" name="password" placeholder="Password" value="pw" />
-      <div class="h-captcha" data-sitekey="${c.stack.site.sitekey}"></div>
+      <div class="h-captcha" data-sitekey="${c.site.sitekey}"></div>
       <br />
       <input type="submit" value="Submit" />
     </form>
   </body>
 </html>`;
-    const { page, context } = await personPage(c, '/hc-implicit', html);
+    const { page, context, answered } = await visitorPage(c, '/hc-implicit', html);
     const box = page.getByRole('checkbox', { name: 'Verify you are human' });
     await box.waitFor();
-    await behaveLikeAPerson(page);
+    await lingerOnPage(page);
     await box.click();
     await page.waitForFunction(() => window.hcaptcha!.getResponse() !== '', undefined, { timeout: 60_000 });
     const token = await page.evaluate(() => window.hcaptcha!.getResponse());
+    // The box gave this automated browser the image, and the token came from its answer.
+    expect(answered).toHaveLength(1);
     expect(await field(page, 'h-captcha-response')).toBe(token);
     expect(await field(page, 'g-recaptcha-response')).toBe(token);
     await page.getByRole('button', { name: 'Submit' }).click();
@@ -73,7 +75,7 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
       window.got = [];
       var yourFunction = function () {
         window.visibleId = hcaptcha.render('captcha-1', {
-          sitekey: '${c.stack.site.sitekey}',
+          sitekey: '${c.site.sitekey}',
           theme: 'dark',
           callback: function (token) { got.push(['visible', token]); },
           'expired-callback': function () { got.push(['expired']); },
@@ -82,7 +84,7 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
           'close-callback': function () {},
           'error-callback': function (err) { got.push(['error', err]); },
         });
-        window.invisibleId = hcaptcha.render(document.getElementById('captcha-2'), { sitekey: '${c.stack.site.sitekey}', size: 'invisible' });
+        window.invisibleId = hcaptcha.render(document.getElementById('captcha-2'), { sitekey: '${c.site.sitekey}', size: 'invisible' });
       };
       async function sendForm() {
         const { response, key } = await hcaptcha.execute(window.invisibleId, { async: true });
@@ -96,11 +98,11 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     <form action="/submit" method="POST"><div id="captcha-2"></div><button type="button" id="send" onclick="sendForm()">Send</button></form>
   </body>
 </html>`;
-    const { page, context } = await personPage(c, '/hc-explicit', html);
+    const { page, context } = await visitorPage(c, '/hc-explicit', html);
     await page.waitForFunction(() => typeof (window as unknown as { invisibleId?: string }).invisibleId === 'string');
     // recaptchacompat=off: no grecaptcha.
     expect(await page.evaluate(() => typeof window.grecaptcha)).toBe('undefined');
-    await behaveLikeAPerson(page);
+    await lingerOnPage(page);
     await page.locator('#captcha-1').getByRole('checkbox', { name: 'Verify you are human' }).click();
     const [[, visible]] = (await waitForGot(page)) as [string, string][];
     await page.locator('#send').click();
@@ -127,12 +129,12 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
   <body>
     <form id="hc-form" action="/submit" method="POST">
       <input name="comment" value="hello">
-      <button class="h-captcha" data-sitekey="${c.stack.site.sitekey}" data-callback="onSubmit">Submit</button>
+      <button class="h-captcha" data-sitekey="${c.site.sitekey}" data-callback="onSubmit">Submit</button>
     </form>
   </body>
 </html>`;
-    const { page, context } = await personPage(c, '/hc-button', html);
-    await behaveLikeAPerson(page);
+    const { page, context } = await visitorPage(c, '/hc-button', html);
+    await lingerOnPage(page);
     expect(await page.evaluate(() => typeof window.grecaptcha?.render)).toBe('function');
     await page.getByRole('button', { name: 'Submit' }).click();
     await page.getByRole('heading', { name: 'Received' }).waitFor();
@@ -147,7 +149,7 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     const html = `<html><head><script src="${c.host}/1/api.js" async defer></script>
 <script>window.got = []; function onVerify(t) { got.push(['token', t]); }</script></head>
 <body><form action="/submit" method="POST"><div class="h-captcha" data-sitekey="${TEST_SITEKEYS.hcaptcha}" data-callback="onVerify"></div></form></body></html>`;
-    const { page, context } = await personPage(c, '/hc-test-keys', html);
+    const { page, context } = await visitorPage(c, '/hc-test-keys', html);
     await page.getByRole('checkbox', { name: 'Verify you are human' }).click();
     const [[, token]] = (await waitForGot(page)) as [string, string][];
     expect(await siteverify(c, '/siteverify', { secret: TEST_SECRETS.hcaptcha, response: token })).toMatchObject({
@@ -156,9 +158,9 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     expect(
       await siteverify(c, '/siteverify', { secret: TEST_SECRETS.hcaptcha, response: DUMMY_TOKENS.hcaptcha }),
     ).toMatchObject({ success: true });
-    expect(
-      (await siteverify(c, '/siteverify', { secret: c.stack.site.secret, response: token }))['error-codes'],
-    ).toEqual(['invalid-input-response']);
+    expect((await siteverify(c, '/siteverify', { secret: c.site.secret, response: token }))['error-codes']).toEqual([
+      'invalid-input-response',
+    ]);
     await context.close();
   }, 90_000);
 
@@ -198,9 +200,9 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
       logLevel: 'silent',
     });
     const html = `<!doctype html><html><head><meta charset="utf-8"><title>React app</title>
-<script>window.SITEKEY = ${JSON.stringify(c.stack.site.sitekey)}; window.APIHOST = ${JSON.stringify(c.host)};</script></head>
+<script>window.SITEKEY = ${JSON.stringify(c.site.sitekey)}; window.APIHOST = ${JSON.stringify(c.host)};</script></head>
 <body><div id="root"></div><script>${bundled.outputFiles[0].text.replace(/<\/script/gi, '<\\/script')}</script></body></html>`;
-    const { page, context } = await personPage(c, '/hc-react', html);
+    const { page, context } = await visitorPage(c, '/hc-react', html);
     await waitForGot(page);
     // The loader removes its script element once loaded; the resource timing entry stays.
     const src = await page.evaluate(() =>
@@ -211,7 +213,7 @@ describe.skipIf(skipE2e)('hCaptcha pages on /1/api.js', () => {
     );
     expect(src.startsWith(`${c.host}/1/api.js?`)).toBe(true);
     expect(new URL(src).searchParams.get('render')).toBe('explicit');
-    await behaveLikeAPerson(page);
+    await lingerOnPage(page);
     await page.locator('#exec').click();
     const entries = (await waitForGot(page, 3)) as string[][];
     const verified = entries.find((e) => e[0] === 'verify')!;

@@ -13,7 +13,7 @@ import {
   type TestServices,
 } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, envAnswerFor, solveProofAsync } from '../helpers/captcha.ts';
+import { browser, envAnswerFor, solveProofAsync, PERSON_TELEMETRY } from '../helpers/captcha.ts';
 import { createSite } from '../../src/captcha/sites.ts';
 import { TEST_SECRETS } from '../helpers/test-keys.ts';
 
@@ -43,7 +43,7 @@ const ip = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
 /** A token as the widget earns one: the work solved and the environment answered (v3 in two steps, v2 after its work). */
 async function token(kind: 'v2' | 'v3', from = ip()): Promise<string> {
-  const human = { webdriver: false, time_on_page_ms: 8000, interactions: 6 };
+  const human = { ...PERSON_TELEMETRY, time_on_page_ms: 8000, interactions: 6 };
   const fields = { sitekey: shop.sitekey, action: 'login', cdata: 'c-1', telemetry: human };
   const post = (path: string, json: object) =>
     request(`${server.url}${path}`, { method: 'POST', headers: browser('https://shop.example', from), json });

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRETS, TEST_SITEKEYS } from '../helpers/test-keys.ts';
 import {
-  behaveLikeAPerson,
+  lingerOnPage,
   field,
   openCompatStack,
-  personPage,
+  visitorPage,
   siteverify,
   skipE2e,
   verifiesOnce,
@@ -34,7 +34,7 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
   <form action="/login" method="POST">
     <input type="text" name="username" placeholder="Username" required value="ada" />
     <input type="password" name="password" placeholder="Password" required value="pw" />
-    <div class="cf-turnstile" data-sitekey="${c.stack.site.sitekey}" data-theme="light" data-size="normal" data-callback="onSuccess" data-action="login" data-cdata="session-1"></div>
+    <div class="cf-turnstile" data-sitekey="${c.site.sitekey}" data-theme="light" data-size="normal" data-callback="onSuccess" data-action="login" data-cdata="session-1"></div>
     <button type="submit" value="Submit">Log in</button>
   </form>
   <script>
@@ -43,7 +43,7 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
   </script>
 </body>
 </html>`;
-    const { page, context } = await personPage(c, '/ts-implicit', html);
+    const { page, context } = await visitorPage(c, '/ts-implicit', html);
     // Nobody clicks: Turnstile's default execution runs on render.
     const [[, token]] = (await waitForGot(page)) as [string, string][];
     expect(await field(page, 'cf-turnstile-response')).toBe(token);
@@ -76,7 +76,7 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
     window.got = [];
     window.onloadTurnstileCallback = function () {
       window.widgetId = turnstile.render("#example-container", {
-        sitekey: "${c.stack.site.sitekey}",
+        sitekey: "${c.site.sitekey}",
         action: "signup",
         cData: "cart-9",
         theme: "dark",
@@ -97,7 +97,7 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
   </script>
 </body>
 </html>`;
-    const { page, context } = await personPage(c, '/ts-explicit', html);
+    const { page, context } = await visitorPage(c, '/ts-explicit', html);
     const [[kind, token]] = (await waitForGot(page)) as [string, string][];
     expect(kind).toBe('token');
     expect(await page.evaluate(() => typeof (window as unknown as { widgetId: unknown }).widgetId)).toBe('string');
@@ -132,7 +132,7 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
     window.got = [];
     document.getElementById("go").addEventListener("click", function () {
       turnstile.ready(function () {
-        turnstile.render("#ts", { sitekey: "${c.stack.site.sitekey}", size: "invisible", execution: "execute", appearance: "execute", action: "checkout",
+        turnstile.render("#ts", { sitekey: "${c.site.sitekey}", size: "invisible", execution: "execute", appearance: "execute", action: "checkout",
           callback: function (token) { got.push(["token", token]); } });
         turnstile.execute("#ts");
       });
@@ -140,8 +140,8 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
   </script>
 </body>
 </html>`;
-    const { page, context } = await personPage(c, '/ts-invisible', html);
-    await behaveLikeAPerson(page);
+    const { page, context } = await visitorPage(c, '/ts-invisible', html);
+    await lingerOnPage(page);
     await page.locator('#go').click();
     const [[, token]] = (await waitForGot(page)) as [string, string][];
     expect(await field(page, 'cf-turnstile-response')).toBe(token);
@@ -159,16 +159,14 @@ describe.skipIf(skipE2e)('Turnstile pages on /turnstile/v0/api.js', () => {
 <div class="cf-turnstile" data-sitekey="${TEST_SITEKEYS.pass}" data-callback="onA"></div>
 <div class="cf-turnstile" data-sitekey="${TEST_SITEKEYS.passInvisible}" data-callback="onB"></div>
 </form></body></html>`;
-    const { page, context } = await personPage(c, '/ts-test-keys', html);
+    const { page, context } = await visitorPage(c, '/ts-test-keys', html);
     const tokens = Object.fromEntries((await waitForGot(page, 2)) as [string, string][]);
     for (const token of [tokens.AA, tokens.BB]) {
       expect(
         await siteverify(c, '/turnstile/v0/siteverify', { secret: TEST_SECRETS.pass, response: token }),
       ).toMatchObject({ success: true });
       expect(
-        (await siteverify(c, '/turnstile/v0/siteverify', { secret: c.stack.site.secret, response: token }))[
-          'error-codes'
-        ],
+        (await siteverify(c, '/turnstile/v0/siteverify', { secret: c.site.secret, response: token }))['error-codes'],
       ).toEqual(['invalid-input-response']);
     }
     // The invisible key shows no box.

@@ -18,6 +18,7 @@ import {
   type TestServices,
 } from '../helpers/services.ts';
 import { createSite } from '../../src/captcha/sites.ts';
+import { currentAnswer, type V1View } from '../../src/captcha/v1.ts';
 import { ensureDemoSite, registerDemoSite, type DemoSite } from '../../src/demo/site.ts';
 
 /** Debian's Chromium; CHROMIUM_PATH points elsewhere (never a downloaded browser). */
@@ -56,9 +57,9 @@ export const DESKTOP_UA =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 /**
- * Context options for the "natural" flows. `human`: a desktop UA, a window on a larger
- * screen, and (with hideWebdriver) navigator.webdriver false, as in a browser nobody
- * automates; otherwise headless Chromium as it is. Tests about the score itself drive a real
+ * Context options. `human`: a desktop UA and a window on a larger screen, the dress an
+ * automated browser puts on (with hideWebdriver); the score still sees the DevTools protocol
+ * under it. Otherwise headless Chromium as it is. Tests of a person's score drive a real
  * person's browser instead (test/adversary/person.test.ts).
  */
 export function contextOptions(opts: { human?: boolean; dark?: boolean } = {}): BrowserContextOptions {
@@ -69,7 +70,7 @@ export function contextOptions(opts: { human?: boolean; dark?: boolean } = {}): 
   };
 }
 
-/** Hides the automation flag, as a page in a browser nobody drives would see it. */
+/** Hides the automation flag with a patched getter (which the page's signals see as `natives_tampered`). */
 export async function hideWebdriver(page: Page): Promise<void> {
   await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'webdriver', { get: () => false }));
 }
@@ -140,6 +141,12 @@ export interface Stack {
   pages: PageServer;
   /** A real site registered for the page server's origin. */
   site: { sitekey: string; secret: string };
+  /**
+   * A real site on the page server's origin whose minimum score is 0: its siteverify accepts
+   * the tokens an automated browser earns (at most 0.3) and shows their score, as a site that
+   * reads the score itself would.
+   */
+  anyScore: { sitekey: string; secret: string };
   /** A real site registered only for an origin no test page runs on. */
   elsewhere: { sitekey: string; secret: string };
   demo: DemoSite;
@@ -155,6 +162,7 @@ export async function startStack(): Promise<Stack> {
   const { user } = await createKeyedUser(services, 'e2e');
   const em = services.orm.em.fork();
   const site = await createSite(em, user.id, { name: 'Test site', origins: [pages.origin] });
+  const anyScore = await createSite(em, user.id, { name: 'Any score', origins: [pages.origin], min_score: 0 });
   const elsewhere = await createSite(em, user.id, { name: 'Elsewhere', origins: ['https://elsewhere.example'] });
   const { demo } = await ensureDemoSite(em, mkdtempSync(path.join(os.tmpdir(), 'e2e-demo-')), server.server.port);
   registerDemoSite(services, demo);
@@ -165,6 +173,7 @@ export async function startStack(): Promise<Stack> {
     server,
     pages,
     site: { sitekey: site.site.sitekey, secret: site.secret },
+    anyScore: { sitekey: anyScore.site.sitekey, secret: anyScore.secret },
     elsewhere: { sitekey: elsewhere.site.sitekey, secret: elsewhere.secret },
     demo,
     async close() {
@@ -173,6 +182,50 @@ export async function startStack(): Promise<Stack> {
       await services.cleanup();
     },
   };
+}
+
+const IMAGE_ANSWER_BOX = 'Type the characters shown in the image';
+
+/**
+ * Reads each image challenge `page` is given as a person reads it, and types the answer in.
+ * These suites drive Chromium over the DevTools protocol, which the score sees (at most 0.3,
+ * docs/challenges.md): the managed flow and the drop-ins' boxes give such a browser the
+ * image, as they should, and the tests go on through it. The answer is the one the service
+ * derives for the challenge (v1.ts `currentAnswer`); from the page only the challenge's id is
+ * read, off the service's answer. Returns the ids answered, in order.
+ */
+export function answerImages(stack: Pick<Stack, 'services'>, page: Page): string[] {
+  const answered: string[] = [];
+  const challenges = /\/api\/v[12]\/challenges(?:\/[^/]+\/verify)?$/;
+  page.on('response', (r) => {
+    // By path alone: a page may call the service by another of its names (the demo uses localhost).
+    if (r.request().method() !== 'POST' || !challenges.test(new URL(r.url()).pathname)) return;
+    void answer(r).catch(() => {
+      // the page navigated or closed before the image came: nothing is left to answer
+    });
+  });
+  async function answer(r: { json(): Promise<unknown> }): Promise<void> {
+    const body = (await r.json()) as { kind?: string; challenge?: string | V1View };
+    const id =
+      body.kind === 'v1' && typeof body.challenge === 'string'
+        ? body.challenge
+        : typeof body.challenge === 'object' && body.challenge?.kind === 'v1'
+          ? body.challenge.challenge
+          : undefined;
+    if (!id) return;
+    await answerImage(stack, page, id);
+    answered.push(id);
+  }
+  return answered;
+}
+
+/** Types challenge `id`'s answer into the image's answer box in `within` (a page with one such box, or a form). */
+export async function answerImage(stack: Pick<Stack, 'services'>, within: Page | Locator, id: string): Promise<void> {
+  const box = within.getByRole('textbox', { name: IMAGE_ANSWER_BOX });
+  await box.waitFor({ timeout: 30_000 });
+  const state = await stack.services.stores.challenges.get(id);
+  await box.fill(currentAnswer(stack.services.config.tokenKey!, id, state));
+  await box.press('Enter');
 }
 
 /** The widget's shadow-DOM host inside `container` (Playwright locators pierce open shadow roots). */

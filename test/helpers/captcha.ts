@@ -28,7 +28,14 @@ export async function createTestSite(
   return { sitekey: site.sitekey, secret, ownerId: user.id };
 }
 
-/** What a person's page reports (widget/telemetry.ts): a person's window, some presses, some seconds on the page. */
+/** The User-Agent {@link browser} sends. */
+const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
+
+/**
+ * What a person's page reports (widget/telemetry.ts): a person's window, some presses, some
+ * seconds on the page, and a page with nothing of automation in it that agrees with
+ * {@link browser}'s headers (a Chromium on a page without client hints).
+ */
 export const PERSON_TELEMETRY = {
   webdriver: false,
   time_on_page_ms: 9000,
@@ -39,12 +46,26 @@ export const PERSON_TELEMETRY = {
   inner_height: 813,
   screen_width: 1920,
   screen_height: 1080,
+  dpr: 100,
+  page: {
+    cdp: false,
+    automation: false,
+    no_pointer: false,
+    tampered: false,
+    permission_mismatch: false,
+    ua: BROWSER_UA,
+    language: 'en-GB',
+    brands: '',
+    platform: '',
+    ua_data: 'absent',
+    webgl: '',
+  },
 };
 
 /** Browser-like headers for challenge routes: the Origin plus what a real browser sends. */
 export function browser(origin: string | undefined, ip?: string): Record<string, string> {
   const headers: Record<string, string> = {
-    'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36',
+    'User-Agent': BROWSER_UA,
     'Accept-Language': 'en-GB,en;q=0.9',
   };
   if (origin) headers.Origin = origin;

@@ -10,7 +10,7 @@
  * Xvfb this helper started, and removes the profile.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,8 +21,21 @@ const run = promisify(execFile);
 const XVFB = '/usr/bin/Xvfb';
 const XDOTOOL = '/usr/bin/xdotool';
 const CHROMIUM_BIN = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const FIREFOX_BIN = process.env.FIREFOX_PATH || '/usr/bin/firefox-esr';
 /** Whether this machine can run a person: Chromium, Xvfb and xdotool installed. */
 export const personMissing = ![XVFB, XDOTOOL, CHROMIUM_BIN].every((f) => existsSync(f));
+/** Whether this machine can run a person in Firefox ESR. */
+export const firefoxPersonMissing = ![XVFB, XDOTOOL, FIREFOX_BIN].every((f) => existsSync(f));
+
+/** A first-run-free Firefox profile: no welcome page, default-browser or data-reporting prompt over the page. */
+const FIREFOX_PREFS = [
+  'user_pref("browser.shell.checkDefaultBrowser", false);',
+  'user_pref("browser.startup.homepage_override.mstone", "ignore");',
+  'user_pref("browser.aboutwelcome.enabled", false);',
+  'user_pref("datareporting.policy.dataSubmissionPolicyBypassNotification", true);',
+  'user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);',
+  'user_pref("browser.tabs.warnOnClose", false);',
+].join('\n');
 
 /** One X display: its number and, when this helper started it, the Xvfb process. */
 interface Display {
@@ -120,6 +133,8 @@ export interface PersonOptions {
   /** Window size; the page is laid out at this size less the browser's own chrome. */
   width?: number;
   height?: number;
+  /** Debian's Chromium (the default) or Firefox ESR, each started as a person starts it. */
+  browser?: 'chromium' | 'firefox';
 }
 
 export interface Person {
@@ -154,24 +169,38 @@ export async function startPerson(url: string, opts: PersonOptions = {}): Promis
   const env = { ...process.env, DISPLAY: display.name };
   /** Starts Chromium; its last 4 KB of stderr are kept, to say why if it exits at start. */
   let stderrTail = '';
+  const firefox = opts.browser === 'firefox';
+  if (firefox) writeFileSync(path.join(profile, 'user.js'), FIREFOX_PREFS);
+  const firefoxArgs = [
+    '--no-remote',
+    '--profile',
+    profile,
+    '-width',
+    String(opts.width ?? 1200),
+    '-height',
+    String(opts.height ?? 900),
+    url,
+  ];
   const launch = () => {
     const child = spawn(
-      CHROMIUM_BIN,
-      [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--ozone-platform=x11',
-        `--user-data-dir=${profile}`,
-        '--no-first-run',
-        '--no-default-browser-check',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--password-store=basic',
-        '--window-position=0,0',
-        `--window-size=${opts.width ?? 1200},${opts.height ?? 900}`,
-        url,
-      ],
+      firefox ? FIREFOX_BIN : CHROMIUM_BIN,
+      firefox
+        ? firefoxArgs
+        : [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--ozone-platform=x11',
+            `--user-data-dir=${profile}`,
+            '--no-first-run',
+            '--no-default-browser-check',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            '--password-store=basic',
+            '--window-position=0,0',
+            `--window-size=${opts.width ?? 1200},${opts.height ?? 900}`,
+            url,
+          ],
       { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true },
     );
     child.stderr.on('data', (chunk: Buffer) => {
@@ -271,7 +300,10 @@ export async function startPerson(url: string, opts: PersonOptions = {}): Promis
         throw new Error(`Chromium exited (${browser.exitCode}) at start:\n${stderrTail}`);
       }
       if (Date.now() > until) throw new Error(`no Chromium window on ${display.name} within ${startTimeout} ms`);
-      window = await run(XDOTOOL, ['search', '--onlyvisible', '--class', 'chromium'], { env, timeout: 5000 })
+      window = await run(XDOTOOL, ['search', '--onlyvisible', '--class', firefox ? 'firefox' : 'chromium'], {
+        env,
+        timeout: 5000,
+      })
         .then((r) => r.stdout.trim().split('\n')[0] ?? '')
         .catch(() => '');
       if (!window) await sleep(200);

@@ -2,7 +2,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { randomInt } from 'node:crypto';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, envAnswerFor, siteverify, solveProofAsync } from '../helpers/captcha.ts';
+import {
+  browser,
+  createTestSite,
+  envAnswerFor,
+  siteverify,
+  solveProofAsync,
+  PERSON_TELEMETRY,
+} from '../helpers/captcha.ts';
 import { TEST_ANSWER } from '../../src/captcha/test-keys.ts';
 import { TEST_SITEKEYS } from '../helpers/test-keys.ts';
 
@@ -216,7 +223,7 @@ describe('v1 explicit challenge', () => {
 });
 
 describe('v2 managed challenge', () => {
-  const human = { webdriver: false, time_on_page_ms: 8000, interactions: 6 };
+  const human = { ...PERSON_TELEMETRY, time_on_page_ms: 8000, interactions: 6 };
 
   it('asks even an ordinary browser for work, and passes it after the work and the environment proof', async () => {
     const from = ip();
@@ -339,7 +346,7 @@ describe('v3 score token', () => {
   };
 
   it('returns only an opaque token after the work; siteverify reveals the score and action', async () => {
-    const res = await v3({ interactions: 4, time_on_page_ms: 9000 });
+    const res = await v3({ ...PERSON_TELEMETRY, interactions: 4, time_on_page_ms: 9000 });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['expires_at', 'token']);
     expect(res.text).not.toMatch(/score/i);
@@ -358,7 +365,7 @@ describe('v3 score token', () => {
     expect(
       (await siteverify(server.url, { secret: site.secret, response: driven.body.token })).body.score,
     ).toBeLessThanOrEqual(0.3);
-    const noEnv = await v3({ interactions: 9, time_on_page_ms: 9000 }, () => '0');
+    const noEnv = await v3({ ...PERSON_TELEMETRY, interactions: 9, time_on_page_ms: 9000 }, () => '0');
     expect(
       (await siteverify(server.url, { secret: site.secret, response: noEnv.body.token })).body.score,
     ).toBeLessThanOrEqual(0.3);

@@ -5,7 +5,14 @@ import { memoryAdapter } from 'better-auth/adapters/memory';
 import { captcha } from 'better-auth/plugins';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { request } from '../helpers/http.ts';
-import { browser, createTestSite, envAnswerFor, solveProofAsync, v3Token } from '../helpers/captcha.ts';
+import {
+  browser,
+  createTestSite,
+  envAnswerFor,
+  solveProofAsync,
+  v3Token,
+  PERSON_TELEMETRY,
+} from '../helpers/captcha.ts';
 
 /**
  * A server written against Turnstile and reCAPTCHA: better-auth's captcha plugin, its real
@@ -66,7 +73,7 @@ async function signUp(auth: ReturnType<typeof authWith>, token: string, from: st
 }
 
 async function browserToken(path: '/api/v2/challenges' | '/api/v3/challenges', from: string): Promise<string> {
-  const telemetry = { interactions: 5, time_on_page_ms: 9000 };
+  const telemetry = { ...PERSON_TELEMETRY, interactions: 5, time_on_page_ms: 9000 };
   if (path === '/api/v3/challenges') {
     const res = await v3Token(server.url, {
       sitekey: site.sitekey,
