@@ -1,4 +1,5 @@
-import { pageSignals, readPageSignals, type PageSignals } from './page-signals.ts';
+import type { PageSignals } from '../src/captcha/page-signals.ts';
+import { pageSignals, readPageSignals } from './page-signals.ts';
 
 /**
  * The only facts about the visitor the widget sends, and only the ones the risk model reads

@@ -11,18 +11,34 @@ import type { Telemetry } from './evidence.ts';
  * whose made-up report disagrees with its own request.
  */
 
-/** What the page sends (widget/page-signals.ts PageSignals), as the wire schema parsed it. */
+/** What the page sends (widget/page-signals.ts reads it; wire.ts's schema parses it). */
 export interface PageSignals {
+  /** A DevTools protocol client with the Runtime domain on serialised a console message (it read the error's stack). */
   cdp: boolean;
+  /** Globals an automation framework puts in the page (chromedriver's `cdc_…`, Playwright's bindings, PhantomJS, …). */
   automation: boolean;
+  /** The browser has no pointing device at all (neither fine nor coarse): headless Chromium's default. */
   no_pointer: boolean;
+  /** Natives patched in the page: an own `document` method, a Navigator getter that is not native, `webdriver` deleted. */
   tampered: boolean;
+  /** `Notification.permission` disagrees with the Permissions API's answer for notifications. */
   permission_mismatch: boolean;
+  /** `navigator.userAgent` (the request's User-Agent header should say the same). */
   ua: string;
+  /** `navigator.language` (the request's Accept-Language should start with it). */
   language: string;
+  /** User-Agent client hints as the page sees them: `brand/version` joined by commas; empty without `navigator.userAgentData`. */
   brands: string;
+  /** `navigator.userAgentData.platform`; empty without it. */
   platform: string;
+  /**
+   * The high-entropy client hints: `full` (the browser gave its full version list), `empty`
+   * (it gave none: the User-Agent was overridden by a command-line flag), `absent` (no
+   * `navigator.userAgentData`: not a Chromium), `mismatch` (the list names another major
+   * version than the User-Agent).
+   */
   ua_data: 'full' | 'empty' | 'absent' | 'mismatch';
+  /** The WebGL renderer's name, empty when WebGL is off. */
   webgl: string;
 }
 
