@@ -1,5 +1,3 @@
-import type { Telemetry } from './evidence.ts';
-
 /**
  * What the page showed about the browser (widget/page-signals.ts), judged against itself and
  * against the HTTP request that carried it. Each finding is a reason of risk.ts, weighed there.
@@ -40,6 +38,14 @@ export interface PageSignals {
   ua_data: 'full' | 'empty' | 'absent' | 'mismatch';
   /** The WebGL renderer's name, empty when WebGL is off. */
   webgl: string;
+}
+
+/** What {@link judgePage} reads of the telemetry (evidence.ts `Telemetry`, which holds the page's report). */
+interface JudgedTelemetry {
+  page?: PageSignals;
+  window?: { outer: readonly [number, number]; inner: readonly [number, number] };
+  /** devicePixelRatio in hundredths. */
+  dpr?: number;
 }
 
 /** The request's headers the page's report is compared with. */
@@ -96,14 +102,14 @@ function hintsDisagree(page: PageSignals, req: RequestFacts): boolean {
 }
 
 /** The window's page area larger than the window at a density of 1: no browser window is. */
-function impossibleWindow(t: Telemetry, ua: string): boolean {
+function impossibleWindow(t: JudgedTelemetry, ua: string): boolean {
   const w = t.window;
   if (!w || t.dpr !== 100 || mobileUa(ua)) return false;
   return w.inner[0] > w.outer[0] + 1 || w.inner[1] > w.outer[1] + 1;
 }
 
 /** The reasons the page's report gives, in {@link PAGE_REASONS} order. Pure. */
-export function judgePage(t: Telemetry | undefined, req: RequestFacts | undefined): PageReason[] {
+export function judgePage(t: JudgedTelemetry | undefined, req: RequestFacts | undefined): PageReason[] {
   if (!t) return [];
   const page = t.page;
   if (!page) return ['page_signals_missing'];
