@@ -47,7 +47,9 @@ export const en = {
 
 export type Strings = Record<keyof typeof en, string>;
 
-const translations: Record<string, Partial<Strings>> = { ...builtIn };
+/** The built-in languages, each with every key of English's (a missing one fails here). */
+const builtInStrings: Record<string, Strings> = builtIn;
+const translations: Record<string, Partial<Strings>> = { ...builtInStrings };
 
 /** Registers (or extends) the strings of a language, e.g. `fr` or `pt-BR`. */
 export function addTranslation(language: string, strings: Partial<Strings>): void {

@@ -1,11 +1,11 @@
 /**
  * The languages built into the widget besides English (strings.ts), written and reviewed by
  * hand: German, Spanish, French and Dutch, each in the polite form (Sie, usted, vous, u) the
- * providers' own widgets use. A site adds or corrects others with `addTranslation`.
+ * providers' own widgets use. A site adds or corrects others with `addTranslation`. strings.ts
+ * holds each to English's keys (its `Strings`), so a key missing here fails the type check.
  */
-import type { Strings } from './strings.ts';
 
-const de: Strings = {
+const de = {
   label: 'Bestätigung, dass Sie ein Mensch sind',
   verify: 'Bestätigen Sie, dass Sie ein Mensch sind',
   verifying: 'Wird überprüft…',
@@ -40,7 +40,7 @@ const de: Strings = {
   noImageWorking: 'Bestätigung ohne Bild. Ihr Gerät führt eine längere Prüfung durch; das kann einige Sekunden dauern.',
 };
 
-const es: Strings = {
+const es = {
   label: 'Verificación de que es un ser humano',
   verify: 'Verifique que es un ser humano',
   verifying: 'Verificando…',
@@ -76,7 +76,7 @@ const es: Strings = {
     'Verificando sin la imagen. Su dispositivo hace una comprobación más larga; puede tardar varios segundos.',
 };
 
-const fr: Strings = {
+const fr = {
   label: 'Vérification que vous êtes humain',
   verify: 'Vérifiez que vous êtes humain',
   verifying: 'Vérification…',
@@ -112,7 +112,7 @@ const fr: Strings = {
     'Vérification sans l’image. Votre appareil effectue une vérification plus longue, qui peut prendre plusieurs secondes.',
 };
 
-const nl: Strings = {
+const nl = {
   label: 'Controle of u een mens bent',
   verify: 'Bevestig dat u een mens bent',
   verifying: 'Bezig met verifiëren…',
@@ -149,4 +149,4 @@ const nl: Strings = {
 };
 
 /** The built-in languages by their lower-case base tag. */
-export const builtIn: Record<string, Strings> = { de, es, fr, nl };
+export const builtIn = { de, es, fr, nl };
