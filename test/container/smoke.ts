@@ -18,7 +18,9 @@ const root = path.resolve(import.meta.dirname, '../..');
 const args = process.argv.slice(2);
 const image = args.find((a) => !a.startsWith('--'));
 const chromium = args.includes('--chromium');
-const maxMb = Number(args[args.indexOf('--max-mb') + 1]) || (chromium ? Infinity : 300);
+// 300 MB held the service alone; the ASN dataset the score weighs networks with (issue 52) adds
+// 7 MB gzipped, names cut (the Containerfile's deps stage).
+const maxMb = Number(args[args.indexOf('--max-mb') + 1]) || (chromium ? Infinity : 310);
 if (!image) {
   console.error('usage: tsx test/container/smoke.ts IMAGE [--chromium] [--max-mb N]');
   process.exit(2);
@@ -159,6 +161,16 @@ async function main(): Promise<void> {
     check('no process in the container runs as root', !uids.split('\n').includes('0'), uids.replace(/\n/g, ' '));
     const pid1 = podman('exec', name, 'cat', '/proc/1/comm');
     check('PID 1 is tini (signals forwarded, orphans reaped)', pid1 === 'tini', pid1);
+    // The ASN dataset as the image ships it (gzipped, named by ASN_DATABASE): Google's resolver is AS15169.
+    const asns = podman(
+      'exec',
+      name,
+      'node',
+      '--input-type=module',
+      '-e',
+      "const { loadAsnDatabase } = await import('/app/dist/src/net/asn.js'); const db = await loadAsnDatabase(process.env.ASN_DATABASE.split(',')); console.log(db.asnOf('8.8.8.8'), db.asnOf('2001:4860:4860::8888'));",
+    );
+    check('the ASN dataset reads as shipped', asns === '15169 15169', asns);
 
     let health = '';
     try {

@@ -1,14 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { loadAsnDatabase, packagedAsnFiles } from '../../src/net/asn.ts';
 import { HOSTING_ASNS_FILE, networkClassifier, readHostingAsns } from '../../src/net/hosting.ts';
 
 const LOOPBACK_ASN = fileURLToPath(new URL('../adversary/loopback-asn.csv', import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), 'asn-'));
-const write = (name: string, text: string) => {
+const write = (name: string, text: string | Buffer) => {
   const file = path.join(dir, name);
   writeFileSync(file, text);
   return file;
@@ -36,6 +37,17 @@ describe('the ASN dataset', () => {
     expect(db.asnOf('2001:db8:1::1')).toBe(64502);
     expect(db.asnOf('198.51.100.1')).toBeUndefined();
     expect(db.asnOf('not an address')).toBeUndefined();
+  });
+
+  it('reads a gzipped file as the image ships the package’s: the numbers alone, gzipped', async () => {
+    const [v4] = packagedAsnFiles();
+    // The first 2,000 ranges, cut to first,last,asn as the Containerfile cuts them.
+    const lines = readFileSync(v4, 'utf8').split('\n').slice(0, 2000);
+    const cut = lines.map((l) => l.split(',').slice(0, 3).join(',')).join('\n');
+    const db = await loadAsnDatabase([write('v4-num.csv.gz', gzipSync(cut))]);
+    const [first, , asn] = lines[1000].split(',');
+    const address = [24, 16, 8, 0].map((shift) => (Number(first) >>> shift) & 255).join('.');
+    expect(db.asnOf(address)).toBe(Number(asn));
   });
 
   it('ships with the package: well-known clouds are where the registry says', { timeout: 60_000 }, async () => {
