@@ -20,8 +20,8 @@ describe('the ASN dataset', () => {
     const file = write(
       'mixed.csv',
       [
+        '192.0.2.0,192.0.2.255,64500,Example', // out of order: sorted on reading
         '16777216,16777471,13335,"Cloudflare, Inc."', // 1.0.0.0/24 as integers
-        '192.0.2.0,192.0.2.255,64500,Example',
         '2001:db8::,2001:db8:0:ffff:ffff:ffff:ffff:ffff,64501,Example v6',
         '42540766411283801782723599580828532736,42540766411285010708543214210003238911,64502,v6 as integers',
         'not,a,range',
