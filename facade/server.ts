@@ -59,16 +59,19 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
     }
   });
   let closing = false;
-  // Each connection's latest response, to answer with Connection: close while draining. Kept
-  // per connection, with no listener of its own per response: a closure on each response's
-  // 'close' made V8 promote every request's objects (bench/README.md, "Figures behind the code").
-  const latest = new Map<Socket, http.ServerResponse>();
-  server.on('connection', (socket: Socket) => socket.once('close', () => latest.delete(socket)));
+  const inFlight = new Set<http.ServerResponse>();
+  // One listener function for every response: a closure made per response for its 'close'
+  // made V8 promote every request's objects (decision 0021).
+  function settled(this: http.ServerResponse): void {
+    inFlight.delete(this);
+  }
   // While draining, answer on kept-alive sockets with Connection: close so clients move on
   // and each socket closes once its last response is out.
-  server.on('request', (req, res) => {
+  server.on('request', (_req, res) => {
     if (closing) res.setHeader('Connection', 'close');
-    latest.set(req.socket, res);
+    inFlight.add(res);
+    // A response emits 'close' once, when finished or when its connection went first.
+    res.on('close', settled);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -83,7 +86,7 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
     port,
     close(timeoutMs) {
       closing = true;
-      for (const res of latest.values()) if (!res.headersSent) res.setHeader('Connection', 'close');
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
         timer.unref();
