@@ -49,12 +49,19 @@ export function forwardAuthListener(services: Services, gateway: Gateway): Forwa
 
   /** A decision in the way the asking proxy understands it. */
   const answer = (res: ServerResponse, d: GatewayDecision, protocol: ProxyProtocol) => {
+    if (d.outcome === 'pass') {
+      // The answer to almost every check, written without the others' shared headers object.
+      res.writeHead(204, {
+        'X-Gateway-Outcome': 'pass',
+        'X-Gateway-Rule': encodeURIComponent(d.rule),
+        'Cache-Control': passCache,
+        'X-Content-Type-Options': 'nosniff',
+      });
+      res.end();
+      return;
+    }
     const decided = { 'X-Gateway-Outcome': d.outcome, 'X-Gateway-Rule': encodeURIComponent(d.rule) };
     switch (d.outcome) {
-      case 'pass':
-        res.writeHead(204, { ...decided, 'Cache-Control': passCache, 'X-Content-Type-Options': 'nosniff' });
-        res.end();
-        return;
       case 'challenge':
         // nginx's auth_request takes only 2xx, 401 and 403: its `error_page 401` shows the page.
         if (protocol === 'nginx') return plain(res, 401, 'A browser check is needed.', decided);

@@ -60,13 +60,18 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
   });
   let closing = false;
   const inFlight = new Set<http.ServerResponse>();
+  // One listener function for every response: a closure made per response for its 'close'
+  // made V8 promote every request's objects (decision 0021).
+  function settled(this: http.ServerResponse): void {
+    inFlight.delete(this);
+  }
   // While draining, answer on kept-alive sockets with Connection: close so clients move on
   // and each socket closes once its last response is out.
   server.on('request', (_req, res) => {
     if (closing) res.setHeader('Connection', 'close');
     inFlight.add(res);
     // A response emits 'close' once, when finished or when its connection went first.
-    res.once('close', () => inFlight.delete(res));
+    res.on('close', settled);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

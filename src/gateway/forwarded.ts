@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Cidr } from './networks.ts';
 import { inNetworks, parseAddress } from './networks.ts';
 import { canonicalTarget, type TargetResult } from './target.ts';
@@ -47,17 +48,48 @@ export function hostOnly(text: string): string {
   return colon >= 0 && t.indexOf(':', colon + 1) < 0 ? t.slice(0, colon) : t;
 }
 
+/** An address as the gateway reads it: its plain form, and whether it is a trusted proxy's. */
+interface AddressReading {
+  plain: string;
+  trusted: boolean;
+}
+
+/** Addresses kept read: the proxies and the clients behind them that one instance sees at once. */
+const READINGS_KEPT = 10_000;
+
+/**
+ * GATEWAY_TRUSTED_PROXIES, and the addresses read against them: a proxy asks from the same
+ * few addresses about the same clients' requests, so each address text is parsed once (an
+ * address parse was the largest part of reading a request) and kept, bounded, by its text.
+ */
+export class TrustedProxies {
+  private readonly readings = new LRUCache<string, AddressReading>({ max: READINGS_KEPT });
+
+  constructor(private readonly blocks: readonly Cidr[]) {}
+
+  /** `text` read as an address (see {@link parseAddress}), or null when it is not one. */
+  read(text: string): AddressReading | null {
+    const known = this.readings.get(text);
+    if (known) return known;
+    const addr = parseAddress(text);
+    if (!addr) return null;
+    const reading = { plain: addr.toString(), trusted: inNetworks(addr, this.blocks) };
+    this.readings.set(text, reading);
+    return reading;
+  }
+}
+
 /**
  * The client behind the proxies: walking X-Forwarded-For from the right, the first address that
  * is not itself a trusted proxy (entries a client wrote further left are never believed).
  */
-function clientAddress(xff: string | undefined, peer: string, trusted: readonly Cidr[]): string {
+function clientAddress(xff: string | undefined, peer: string, proxies: TrustedProxies): string {
   if (!xff) return peer;
-  const hops = xff.split(',').map((s) => s.trim());
+  const hops = xff.split(',');
   for (let i = hops.length - 1; i >= 0; i--) {
-    const addr = parseAddress(hops[i]);
+    const addr = proxies.read(hops[i].trim());
     if (!addr) return peer;
-    if (i === 0 || !inNetworks(addr, trusted)) return addr.toString();
+    if (i === 0 || !addr.trusted) return addr.plain;
   }
   return peer;
 }
@@ -74,12 +106,12 @@ export function readOriginal(
   peer: string,
   headers: Headers,
   own: { method: string; url: string },
-  trusted: readonly Cidr[],
+  proxies: TrustedProxies,
   protocol?: ProxyProtocol,
 ): OriginalRequest {
-  const peerAddr = parseAddress(peer);
-  const plainPeer = peerAddr?.toString() ?? peer;
-  const isTrusted = inNetworks(peerAddr, trusted);
+  const peerAddr = proxies.read(peer);
+  const plainPeer = peerAddr?.plain ?? peer;
+  const isTrusted = peerAddr?.trusted ?? false;
   const h = (name: string) => (isTrusted ? one(headers, name) : undefined);
   const names = protocol ? TARGET_HEADERS[protocol] : undefined;
   const method = ((names ? h(names.method) : own.method) ?? '').toUpperCase();
@@ -96,7 +128,7 @@ export function readOriginal(
       uriText === undefined
         ? { ok: false, reason: `is missing: the proxy sent no ${names?.uri ?? 'target'} header` }
         : canonicalTarget(uriText),
-    ip: isTrusted ? clientAddress(one(headers, 'x-forwarded-for'), plainPeer, trusted) : plainPeer,
+    ip: isTrusted ? clientAddress(one(headers, 'x-forwarded-for'), plainPeer, proxies) : plainPeer,
     proto,
   };
 }

@@ -12,6 +12,7 @@ import {
   isNavigation,
   one,
   readOriginal,
+  TrustedProxies,
   type Headers,
   type OriginalRequest,
   type ProxyProtocol,
@@ -111,6 +112,7 @@ export class Gateway {
   readonly registry: GatewayRegistry;
   readonly crawlers: CrawlerVerifier;
   private readonly clearances = new VerifiedClearances(() => this.key);
+  private readonly proxies: TrustedProxies;
 
   constructor(
     private readonly config: Config,
@@ -118,6 +120,7 @@ export class Gateway {
     em: () => EntityManager,
   ) {
     this.registry = new GatewayRegistry(stores, em);
+    this.proxies = new TrustedProxies(config.GATEWAY_TRUSTED_PROXIES);
     this.crawlers = new CrawlerVerifier({
       servers: config.GATEWAY_DNS_SERVERS,
       timeoutMs: config.GATEWAY_DNS_TIMEOUT_MS,
@@ -139,7 +142,7 @@ export class Gateway {
     own: { method: string; url: string },
     protocol?: ProxyProtocol,
   ): OriginalRequest {
-    return readOriginal(peer, headers, own, this.config.GATEWAY_TRUSTED_PROXIES, protocol);
+    return readOriginal(peer, headers, own, this.proxies, protocol);
   }
 
   /** Whether `cookie` is a clearance of `site` for this client, and not spent by its pace. */
@@ -151,7 +154,7 @@ export class Gateway {
     now: number,
   ): Promise<boolean> {
     const valid = this.validClearance(site, original, headers, cookie, now);
-    return valid !== null && !(await isSpent(this.stores, valid.id));
+    return valid !== null && !(await isSpent(this.stores, valid.pace));
   }
 
   private validClearance(
@@ -221,7 +224,7 @@ export class Gateway {
     const valid = this.validClearance(site, original, headers, cookie, now);
     if (valid) {
       if (!isPage(target.readings)) return { outcome: 'pass', rule: 'clearance', original };
-      if (await countPage(this.stores, valid.id, site.settings, valid.expiresMs, now))
+      if (await countPage(this.stores, valid.pace, site.settings, valid.expiresMs, now))
         return { outcome: 'pass', rule: 'clearance', original };
       rule = 'pace';
     }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { GatewaySettings } from '../entities/site.entity.ts';
 import { networkKey } from '../net/client-key.ts';
 import type { Stores } from '../stores/index.ts';
+import type { CounterHit } from '../stores/counter-store.ts';
 
 /**
  * A clearance is a person's pace, not a pass: the pages opened on one clearance are counted
@@ -71,37 +72,48 @@ export function clearanceId(cookie: string): string {
   return createHash('sha256').update(cookie).digest('base64url').slice(0, 22);
 }
 
-const spentKey = (id: string) => `gw:spent:${id}`;
+/** One clearance's pace counters in the store, named once when the clearance is first verified. */
+export interface PaceKeys {
+  /** The burst, minute and day windows, in that order. */
+  windows: readonly CounterHit[];
+  /** Set once the clearance is past its pace, until it expires. */
+  spent: string;
+}
 
-/** Whether the clearance (its {@link clearanceId}) was spent by its pace (one store read). */
-export async function isSpent(stores: Stores, id: string): Promise<boolean> {
-  return (await stores.counters.count(spentKey(id))) > 0;
+/** The pace counters of the clearance whose {@link clearanceId} is `id`. */
+export function paceKeys(id: string): PaceKeys {
+  return {
+    windows: [
+      { key: `gw:pb:${id}`, windowMs: BURST_MS },
+      { key: `gw:pm:${id}`, windowMs: MINUTE_MS },
+      { key: `gw:pd:${id}`, windowMs: DAY_MS },
+    ],
+    spent: `gw:spent:${id}`,
+  };
+}
+
+/** Whether the clearance was spent by its pace (one store read). */
+export async function isSpent(stores: Stores, keys: PaceKeys): Promise<boolean> {
+  return (await stores.counters.count(keys.spent)) > 0;
 }
 
 /**
- * Counts one page on a clearance (its {@link clearanceId}) and says whether it may open it:
- * false when this page is past the site's pace (the clearance is then spent until
- * `expiresMs`) or the clearance was spent already. One store call.
+ * Counts one page on a clearance and says whether it may open it: false when this page is
+ * past the site's pace (the clearance is then spent until `expiresMs`) or the clearance was
+ * spent already. One store call.
  */
 export async function countPage(
   stores: Stores,
-  id: string,
+  keys: PaceKeys,
   settings: GatewaySettings,
   expiresMs: number,
   now: number,
 ): Promise<boolean> {
   const pace = settings.pace ?? DEFAULT_PACE;
-  const [burst, minute, day, spent] = await stores.counters.tally(
-    [
-      { key: `gw:pb:${id}`, windowMs: BURST_MS },
-      { key: `gw:pm:${id}`, windowMs: MINUTE_MS },
-      { key: `gw:pd:${id}`, windowMs: DAY_MS },
-    ],
-    [spentKey(id)],
-  );
+  const [burst, minute, day, spent] = await stores.counters.tally(keys.windows, [keys.spent]);
   if (spent > 0) return false;
   if (burst <= pace.burst && minute <= pace.per_minute && day <= pace.per_day) return true;
-  await stores.counters.hit(spentKey(id), Math.max(1000, expiresMs - now));
+  await stores.counters.hit(keys.spent, Math.max(1000, expiresMs - now));
   return false;
 }
 

@@ -1,12 +1,12 @@
 import { LRUCache } from 'lru-cache';
 import { checkClearance, clearanceExpiry, type ClearanceBinding } from './clearance.ts';
-import { clearanceId } from './pace.ts';
+import { clearanceId, paceKeys, type PaceKeys } from './pace.ts';
 
-/** A clearance cookie that holds for the request: when it expires, and its name in the pace store. */
+/** A clearance cookie that holds for the request: when it expires, and its counters in the pace store. */
 export interface VerifiedClearance {
   expiresMs: number;
-  /** {@link clearanceId} of the value: the pace counters' key. */
-  id: string;
+  /** The pace counters of the value (named by its {@link clearanceId}). */
+  pace: PaceKeys;
 }
 
 interface Known extends VerifiedClearance, ClearanceBinding {}
@@ -35,7 +35,7 @@ export class VerifiedClearances {
     if (known && known.sitekey === b.sitekey && known.ip === b.ip && known.userAgent === b.userAgent)
       return known.expiresMs > now ? known : null;
     if (!checkClearance(this.tokenKey(), value, b, now)) return null;
-    const entry: Known = { ...b, expiresMs: (clearanceExpiry(value) ?? 0) * 1000, id: clearanceId(value) };
+    const entry: Known = { ...b, expiresMs: (clearanceExpiry(value) ?? 0) * 1000, pace: paceKeys(clearanceId(value)) };
     this.known.set(value, entry);
     return entry;
   }

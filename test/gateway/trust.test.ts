@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { readOriginal } from '../../src/gateway/forwarded.ts';
+import { readOriginal, TrustedProxies } from '../../src/gateway/forwarded.ts';
 import { parseCidrList, type Cidr } from '../../src/gateway/networks.ts';
 import { openTestServices, startTestServer, type TestServer, type TestServices } from '../helpers/services.ts';
 import { rawGet } from './proxies.ts';
@@ -35,7 +35,7 @@ describe('a caller outside GATEWAY_TRUSTED_PROXIES', () => {
 });
 
 describe('reading the original request', () => {
-  const trusted = (parseCidrList('127.0.0.0/8,::1/128') as { blocks: Cidr[] }).blocks;
+  const trusted = new TrustedProxies((parseCidrList('127.0.0.0/8,::1/128') as { blocks: Cidr[] }).blocks);
 
   it('takes the rightmost address that is not a trusted proxy, and the first forwarded host', () => {
     const o = readOriginal(
