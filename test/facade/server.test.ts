@@ -14,7 +14,7 @@ afterAll(async () => {
 });
 
 describe('graceful shutdown', () => {
-  it('finishes an in-flight request, then refuses new connections', async () => {
+  it('finishes an in-flight request with Connection: close, then refuses new connections', async () => {
     const server = await listen(createApp(services, facadeTestRouter), {
       port: 0,
       host: '127.0.0.1',
@@ -28,6 +28,8 @@ describe('graceful shutdown', () => {
     const res = await inFlight;
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ done: true });
+    // Its headers were not yet out when the drain began: the client is told not to reuse it.
+    expect(res.headers.get('connection')).toBe('close');
     await closed;
     const after = await fetch(`${base}/healthz`).then(
       () => 'answered',
