@@ -20,6 +20,14 @@ export interface ListenOptions {
   requestTimeoutMs: number;
 }
 
+/**
+ * The response a connection is writing or about to write, if any: Node keeps it on the socket
+ * as `_httpMessage`, the field its own closeIdleConnections reads.
+ */
+function responseOn(socket: Socket): http.ServerResponse | null | undefined {
+  return (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+}
+
 /** Node's answer to a request it could not parse or that ran out of time, in our error shape. */
 function clientErrorResponse(err: NodeJS.ErrnoException): string {
   const error =
@@ -50,7 +58,7 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
   server.keepAliveTimeout = 5_000;
   // What Node does by default (400, 408 or 431, then close), with a JSON body of our shape.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    const res = (socket as { _httpMessage?: http.ServerResponse })._httpMessage;
+    const res = responseOn(socket as Socket);
     if (err.code !== 'ECONNRESET' && socket.writable && !res?.headersSent) {
       socket.write(clientErrorResponse(err));
       (socket as Socket).destroySoon();
@@ -59,10 +67,10 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
     }
   });
   let closing = false;
-  // The open connections, for draining: a connection's response in flight, if any, is its
-  // `_httpMessage` (what Node's own closeIdleConnections reads). Kept per connection, not per
-  // response: a set changed on every request made V8 rehash its table in the old generation
-  // each time, half of what a forward-auth check left there (decision 0021).
+  // The open connections, for draining (each one's response in flight is `responseOn` it).
+  // Kept per connection, not per response: a set changed on every request made V8 resize its
+  // table in the old generation each time, most of what a forward-auth check left there
+  // (decision 0021).
   const connections = new Set<Socket>();
   function forget(this: Socket): void {
     connections.delete(this);
@@ -90,7 +98,7 @@ export async function listen(app: Koa, opts: ListenOptions): Promise<RunningServ
     close(timeoutMs) {
       closing = true;
       for (const socket of connections) {
-        const res = (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+        const res = responseOn(socket);
         if (res && !res.headersSent) res.setHeader('Connection', 'close');
       }
       return new Promise<void>((resolve) => {
