@@ -56,17 +56,16 @@ function originalOf(ctx: Context, gateway: Gateway, protocol?: ProxyProtocol): O
  * origin); anything else under the prefix that is not a gateway page is a 404.
  */
 export function gatewayPrefix(gateway: Gateway): Middleware {
-  return async (ctx, next) => {
-    if (!ctx.path.startsWith(`${GATEWAY_PREFIX}/`)) {
-      await next();
-      return;
-    }
+  const prefix = `${GATEWAY_PREFIX}/`;
+  // Not an async function: every other request passes through with no promise of its own.
+  return (ctx, next) => {
+    if (!ctx.path.startsWith(prefix)) return next();
     const original = originalOf(ctx, gateway);
     if (original.trusted) ctx.request.ip = original.ip;
     const rest = ctx.path.slice(GATEWAY_PREFIX.length);
     if (!servedUnderPrefix(rest)) return plain(ctx, 404, 'Not found.');
     if (rest !== '/challenge' && rest !== '/clearance') ctx.path = rest;
-    await next();
+    return next();
   };
 }
 
