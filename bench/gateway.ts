@@ -258,6 +258,10 @@ export async function main(): Promise<void> {
               `${side}: ${r.non2xx} refused, ${r.socketErrors} socket errors: the clearance did not hold`,
             );
           const checks = counted ? (await checksAnswered(service.info.port)) - checksBefore : r.requests;
+          // Uncached, every request is one check: fewer means something else answered on the
+          // port (an nginx of an earlier run still bound to it), and the round measured nothing.
+          if (side === 'gated' && checks < r.requests * 0.99)
+            throw new Error(`gated: ${checks} checks for ${r.requests} requests: nginx did not ask the service`);
           const cpuUs = r.cpuUsPerRequest * r.requests;
           const nginxUs = (nginxAfter.user - nginxBefore.user + nginxAfter.system - nginxBefore.system) * 1e6;
           const key = `${connections} ${side}`;
