@@ -59,6 +59,15 @@ interface Target {
   gc?: () => GcTotals;
 }
 
+/** One target's figures in one round; `allocatedKb` for the targets with `gc`. */
+interface RoundResult {
+  rps: number;
+  p99: number;
+  cpu: number;
+  errors: number;
+  allocatedKb?: number;
+}
+
 const json = (path: string, body: object, i: number): WrkRequest => ({
   method: 'POST',
   path,
@@ -149,10 +158,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
     for (const t of targets) {
       await runWrk({ url: t.url, connections: CONNECTIONS, durationSec: 1, requests: await t.requests(-1) });
     }
-    const results = new Map<
-      string,
-      Array<{ rps: number; p99: number; cpu: number; errors: number; allocatedKb?: number }>
-    >();
+    const results = new Map<string, RoundResult[]>();
     window.fromUs = monotonicUs();
     for (let round = 0; round < ROUNDS; round++) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length]);
@@ -167,7 +173,13 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
         const errors = r.socketErrors + r.non2xx + repeated;
         results.set(t.name, [
           ...(results.get(t.name) ?? []),
-          { rps: r.rps, p99: r.p99, cpu: r.cpuUsPerRequest, errors, allocatedKb: r.gc && r.gc.allocatedBytes / 1024 },
+          {
+            rps: r.rps,
+            p99: r.p99,
+            cpu: r.cpuUsPerRequest,
+            errors,
+            allocatedKb: r.gc ? r.gc.allocatedBytes / 1024 : undefined,
+          },
         ]);
       }
     }
@@ -197,13 +209,10 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
  * rounds' ratios (the two run back to back in each round, so a round's load falls on both).
  * Issue 53's target is at most 50 %. Allocation a request does not move with the machine's load.
  */
-function printHttpLayer(
-  ours: Array<{ cpu: number; allocatedKb?: number }> | undefined,
-  onBare: Array<{ cpu: number; allocatedKb?: number }> | undefined,
-) {
+function printHttpLayer(ours: RoundResult[] | undefined, onBare: RoundResult[] | undefined) {
   if (!ours?.length || ours.length !== onBare?.length) return;
   const ratios = ours.map((r, i) => r.cpu / onBare[i].cpu);
-  const allocated = (rs: Array<{ allocatedKb?: number }>) => fmt(median(rs.map((r) => r.allocatedKb ?? 0)), 1);
+  const allocated = (rs: RoundResult[]) => fmt(median(rs.map((r) => r.allocatedKb ?? 0)), 1);
   console.log(
     `  our HTTP layer adds ${fmt((median(ratios) - 1) * 100, 0)} % CPU a request to the verification's own (rounds: ${ratios.map((x) => fmt((x - 1) * 100, 0)).join(' ')}; target at most 50 %); allocation ${allocated(ours)} against ${allocated(onBare)} KB a request`,
   );
