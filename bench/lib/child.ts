@@ -33,12 +33,14 @@ export interface GcTotals {
   pauseMs: number;
   allocatedBytes: number;
   promotedBytes: number;
+  /** Collections V8's memory reducer started (`reduce_memory=1`): the heap shrunk once load stopped. */
+  reductions: number;
   /** Every pause so far, in ms, in order (shared, not copied). */
   pauses: readonly number[];
 }
 
 /** What {@link gcSince} adds: the longest single pause, which shows up in p99 too. */
-export interface GcRun extends Omit<GcTotals, 'pauses'> {
+export interface GcRun extends Omit<GcTotals, 'pauses' | 'reductions'> {
   maxPauseMs: number;
 }
 
@@ -71,6 +73,7 @@ function addGcLine(totals: GcTotals & { pauses: number[] }, line: string): void 
   totals.pauseMs += field('pause');
   totals.allocatedBytes += field('allocated');
   totals.promotedBytes += field('promoted');
+  if (/\breduce_memory=1\b/.test(line)) totals.reductions++;
 }
 
 /**
@@ -120,7 +123,14 @@ export async function startChild<T>(
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  const totals = { collections: 0, pauseMs: 0, allocatedBytes: 0, promotedBytes: 0, pauses: [] as number[] };
+  const totals = {
+    collections: 0,
+    pauseMs: 0,
+    allocatedBytes: 0,
+    promotedBytes: 0,
+    reductions: 0,
+    pauses: [] as number[],
+  };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s`)), 60_000);
     let started = false;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gcSince, type GcTotals } from './child.ts';
+import { gcSince, type ChildServer, type GcTotals } from './child.ts';
 
 /** One HTTP request as wrk sends it. */
 export interface WrkRequest {
@@ -219,4 +219,28 @@ export async function runWrkMeasured(
         }
       : {}),
   };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits out the work a server started with `traceGc` does after a round of load: V8's memory
+ * reducer runs a full collection about 8 s after allocation stops (300-400 ms of CPU on the
+ * service with its stores filled). Left to land in the next target's round, it takes CPU from
+ * that target's server and wrk on a two-core machine, and that target's CPU a request reads up
+ * to 20 % higher. Returns once that collection has happened (or `deadlineMs`
+ * passed) and the process has used at most 2 % of a core for 500 ms.
+ */
+export async function settle(server: Pick<ChildServer<unknown>, 'child' | 'gc'>, deadlineMs = 10_000): Promise<void> {
+  const pid = server.child.pid!;
+  const reductions = server.gc().reductions;
+  const until = performance.now() + deadlineMs;
+  while (performance.now() < until && server.gc().reductions === reductions) await sleep(250);
+  while (performance.now() < until) {
+    const before = cpuTimes(pid);
+    await sleep(500);
+    const after = cpuTimes(pid);
+    // /proc counts in 10 ms ticks: at most one in 500 ms.
+    if ((after.user + after.system - before.user - before.system) * 1000 <= 10) return;
+  }
 }

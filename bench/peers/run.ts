@@ -10,7 +10,9 @@
 //           alone, on tokens redeemed ahead
 //   bare    bench/servers/bare-koa.ts
 // On memory stores, then on Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379; skipped
-// when unreachable). Targets rotate each round so load from elsewhere falls on all alike.
+// when unreachable). Targets rotate each round so load from elsewhere falls on all alike, and
+// each round waits its server out (settle: bench/lib/wrk.ts) so that the full collection V8
+// runs seconds after load stops falls in no other target's round.
 //   npx tsx bench/peers/run.ts            BENCH_ROUNDS=2 BENCH_DURATION_SEC=3 BENCH_STORES=memory
 //   BENCH_TARGETS=ours,altcha,bare      only the targets whose names start with these words
 //                                       (case-insensitive); bare Koa is always measured
@@ -23,7 +25,7 @@ import { startChild, type ChildServer, type GcTotals } from '../lib/child.ts';
 import { monotonicUs, newestProfile, printTopSelfTime } from '../lib/cpu-profile.ts';
 import { address, siteverifyRequests, type BenchSite } from '../lib/requests.ts';
 import { fmt } from '../lib/load.ts';
-import { hasWrk, loadAverage, runWrk, runWrkMeasured, type WrkRequest } from '../lib/wrk.ts';
+import { hasWrk, loadAverage, runWrk, runWrkMeasured, settle, type WrkRequest } from '../lib/wrk.ts';
 import { median, redisReachable } from '../siteverify.ts';
 
 const CONNECTIONS = 64;
@@ -57,6 +59,8 @@ interface Target {
   singleUse: boolean;
   /** The server's GC totals, for our own two (started with `traceGc`): allocation a request. */
   gc?: () => GcTotals;
+  /** Its server, waited out after each of its rounds (`settle`) so its late GC falls in no other's. */
+  server: Pick<ChildServer<unknown>, 'child' | 'gc'>;
 }
 
 /** One target's figures in one round; `allocatedKb` for the targets with `gc`. */
@@ -101,9 +105,12 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
     [],
     { traceGc: true },
   );
-  const peers = await startChild<{ port: number }>('bench/servers/peers.ts', {
-    PEERS_REDIS_URL: store === 'redis' ? redisUrl : '',
-  });
+  const peers = await startChild<{ port: number }>(
+    'bench/servers/peers.ts',
+    { PEERS_REDIS_URL: store === 'redis' ? redisUrl : '' },
+    [],
+    { traceGc: true },
+  );
   // The measured rounds: ours fall within it; the other targets' rounds leave our service
   // idle, which the profile summary leaves out.
   const window = { fromUs: 0, toUs: 0 };
@@ -121,6 +128,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
       pid: peers.child.pid!,
       requests: async (round) => (await prepared(peersUrl, kind, round < 0 ? warmUp : perRound)).map(toRequest),
       singleUse: true,
+      server: peers,
     });
     const allTargets: Target[] = [
       {
@@ -130,6 +138,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
         requests: async (round) => siteverifyRequests(ours.info, round < 0 ? 5_000 : PER_ROUND),
         singleUse: true,
         gc: ours.gc,
+        server: ours,
       },
       {
         name: 'ours (on bare Koa)',
@@ -138,6 +147,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
         requests: async (round) => siteverifyRequests(oursOnBare.info, round < 0 ? 5_000 : PER_ROUND),
         singleUse: true,
         gc: oursOnBare.gc,
+        server: oursOnBare,
       },
       peer('ALTCHA (altcha-lib)', 'altcha', [5_000, PER_ROUND], (payload, i) => json('/altcha/verify', { payload }, i)),
       peer('Cap (redeem + validate)', 'cap-solved', [2_000, CAP_SOLVED_PER_ROUND], (solved, i) =>
@@ -152,12 +162,14 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
         pid: bare.child.pid!,
         requests: async () => [json('/', { secret: 'x', response: 'y' }, 0)],
         singleUse: false,
+        server: bare,
       },
     ];
     const targets = allTargets.filter(chosen);
     for (const t of targets) {
       await runWrk({ url: t.url, connections: CONNECTIONS, durationSec: 1, requests: await t.requests(-1) });
     }
+    for (const server of new Set(targets.map((t) => t.server))) await settle(server);
     const results = new Map<string, RoundResult[]>();
     window.fromUs = monotonicUs();
     for (let round = 0; round < ROUNDS; round++) {
@@ -169,6 +181,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
           { url: t.url, connections: CONNECTIONS, durationSec: DURATION_SEC, requests },
           t.gc,
         );
+        await settle(t.server);
         const repeated = t.singleUse ? Math.max(0, r.requests - requests.length) : 0;
         const errors = r.socketErrors + r.non2xx + repeated;
         results.set(t.name, [
@@ -223,7 +236,7 @@ if (!(await hasWrk())) {
   process.exit(2);
 }
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const bare = await startChild<{ port: number }>('bench/servers/bare-koa.ts');
+const bare = await startChild<{ port: number }>('bench/servers/bare-koa.ts', {}, [], { traceGc: true });
 try {
   await measure('memory', redisUrl, bare);
   if (process.env.BENCH_STORES !== 'memory') {
