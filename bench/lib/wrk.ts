@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gcSince, type ChildServer, type GcTotals } from './child.ts';
 
 /** One HTTP request as wrk sends it. */
@@ -220,8 +221,6 @@ export async function runWrkMeasured(
       : {}),
   };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Waits out the work a server started with `traceGc` does after a round of load: V8's memory

@@ -52,14 +52,13 @@ function profileFlags(store: string): string[] {
 interface Target {
   name: string;
   url: string;
-  pid: number;
   /** Requests for round `round` (-1: the warm-up). */
   requests(round: number): Promise<WrkRequest[]>;
   /** Each request's token verifies once: a round that sends more requests than it has counts the rest as errors. */
   singleUse: boolean;
   /** The server's GC totals, for our own two (started with `traceGc`): allocation a request. */
   gc?: () => GcTotals;
-  /** Its server, waited out after each of its rounds (`settle`) so its late GC falls in no other's. */
+  /** Its server: whose CPU a round reads, and which is waited out after each of its rounds (`settle`) so its late GC falls in no other's. */
   server: Pick<ChildServer<unknown>, 'child' | 'gc'>;
 }
 
@@ -125,7 +124,6 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
     ): Target => ({
       name,
       url: peersUrl,
-      pid: peers.child.pid!,
       requests: async (round) => (await prepared(peersUrl, kind, round < 0 ? warmUp : perRound)).map(toRequest),
       singleUse: true,
       server: peers,
@@ -134,7 +132,6 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
       {
         name: 'ours (siteverify)',
         url: `http://127.0.0.1:${ours.info.port}`,
-        pid: ours.child.pid!,
         requests: async (round) => siteverifyRequests(ours.info, round < 0 ? 5_000 : PER_ROUND),
         singleUse: true,
         gc: ours.gc,
@@ -143,7 +140,6 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
       {
         name: 'ours (on bare Koa)',
         url: `http://127.0.0.1:${oursOnBare.info.port}`,
-        pid: oursOnBare.child.pid!,
         requests: async (round) => siteverifyRequests(oursOnBare.info, round < 0 ? 5_000 : PER_ROUND),
         singleUse: true,
         gc: oursOnBare.gc,
@@ -159,7 +155,6 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
       {
         name: 'bare Koa (ceiling)',
         url: `http://127.0.0.1:${bare.info.port}`,
-        pid: bare.child.pid!,
         requests: async () => [json('/', { secret: 'x', response: 'y' }, 0)],
         singleUse: false,
         server: bare,
@@ -177,7 +172,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
       for (const t of order) {
         const requests = await t.requests(round);
         const r = await runWrkMeasured(
-          t.pid,
+          t.server.child.pid!,
           { url: t.url, connections: CONNECTIONS, durationSec: DURATION_SEC, requests },
           t.gc,
         );
