@@ -60,7 +60,7 @@ function hourBaseline(stores: Stores, site: string, now: number): Promise<number
 async function run(site: Site) {
   const clock = { now: 0 };
   const base = await openStores({ keyPrefix: `benchsurge${newcomers}:` });
-  const stores: Stores = { ...base, counters: memoryCounterStore('b:', () => clock.now) };
+  const stores: Stores = { ...base, counters: memoryCounterStore(() => clock.now) };
   const visit = async (ip: string, t: number): Promise<{ ev: Evidence; before: number }> => {
     clock.now = t;
     const ev = await observe(stores, 's', { ip, ...ua }, t);

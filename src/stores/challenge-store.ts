@@ -99,7 +99,8 @@ export class TtlMap<V> {
   insertNew(key: string, value: V, ttlMs: number): void {
     const now = this.now();
     this.sweep.step(SWEEP_STEP, expired, now);
-    // Keys are often `prefix + id`: kept flat (see flatString), not as their two parts.
+    // Keys are often concatenations (`t:${id}`, `gw:pb:${id}`): kept flat (see flatString), not
+    // as their two parts.
     this.entries.set(flatString(key), { value, expiresAt: now + ttlMs });
     trimOldest(this.entries, this.maxEntries);
   }
@@ -121,41 +122,38 @@ export class TtlMap<V> {
 }
 
 /**
- * Process-memory challenge store. `now` is injectable for fake time. Keys are `prefix + id`;
- * states are kept as compact JSON (compact-json.ts: shapes once, values per entry).
+ * Process-memory challenge store. `now` is injectable for fake time. Keys are the ids, with no
+ * prefix (the map is this store's own); states are kept as compact JSON (compact-json.ts:
+ * shapes once, values per entry).
  */
-export function memoryChallengeStore<S extends object>(
-  prefix: string,
-  now: () => number = () => Date.now(),
-): ChallengeStore<S> {
+export function memoryChallengeStore<S extends object>(now: () => number = () => Date.now()): ChallengeStore<S> {
   const map = new TtlMap<string>({ now });
   const json = new CompactJson();
   const parse = (text: string) => json.decode(text) as S;
   return {
     async create(id, state, ttlMs) {
-      if (!map.setIfAbsent(prefix + id, json.encode(state), positiveTtl(ttlMs)))
+      if (!map.setIfAbsent(id, json.encode(state), positiveTtl(ttlMs)))
         throw new Error(`challenge ${id} already exists`);
     },
     async get(id) {
-      const stored = map.get(prefix + id);
+      const stored = map.get(id);
       return stored === undefined ? null : parse(stored);
     },
     async update(id, fn) {
       // No await between read and write: the whole step runs in one turn, hence atomic.
-      const key = prefix + id;
-      const stored = map.get(key);
+      const stored = map.get(id);
       if (stored === undefined) return null;
       const next = fn(parse(stored));
       if (next === null) {
-        map.delete(key);
+        map.delete(id);
         return null;
       }
       const nextStored = json.encode(next);
-      map.replace(key, nextStored);
+      map.replace(id, nextStored);
       return parse(nextStored);
     },
     async delete(id) {
-      return map.delete(prefix + id);
+      return map.delete(id);
     },
   };
 }

@@ -4,7 +4,7 @@ import { redisScript } from './redis-script.ts';
 
 /**
  * Fixed-window counters (requests per address or per site per minute, fed to risk scoring).
- * Keys are `prefix + key`. A window starts at the first hit and lasts `windowMs`.
+ * On Redis, keys are `prefix + key`. A window starts at the first hit and lasts `windowMs`.
  */
 export interface CounterStore {
   /** Counts one hit on `key` and resolves to the number of hits in the current window (>= 1). */
@@ -28,17 +28,21 @@ export interface CounterHit {
   onlyIfZero?: string;
 }
 
-/** Process-memory counters; `now` is injectable for fake time. */
-export function memoryCounterStore(prefix: string, now: () => number = () => Date.now()): CounterStore {
+/**
+ * Process-memory counters; `now` is injectable for fake time. The map is this store's own, so
+ * its keys are the callers' own, with no prefix: a key named once (the gateway's pace keys,
+ * per clearance) is then looked up by a string whose hash V8 already holds, not by a new
+ * concatenation to flatten and hash on every page.
+ */
+export function memoryCounterStore(now: () => number = () => Date.now()): CounterStore {
   const map = new TtlMap<{ count: number }>({ now });
   const hit = (key: string, windowMs: number) => {
-    const k = prefix + key;
-    const entry = map.get(k);
+    const entry = map.get(key);
     if (entry) return ++entry.count;
-    map.insertNew(k, { count: 1 }, positiveTtl(windowMs));
+    map.insertNew(key, { count: 1 }, positiveTtl(windowMs));
     return 1;
   };
-  const count = (key: string) => map.get(prefix + key)?.count ?? 0;
+  const count = (key: string) => map.get(key)?.count ?? 0;
   return {
     async hit(key, windowMs) {
       return hit(key, windowMs);

@@ -47,13 +47,13 @@ export async function openStores(opts: StoreOptions): Promise<Stores> {
     const sweeper = windowSweeper(limits);
     const sweep = setInterval(() => sweeper.tick(), 1000);
     sweep.unref();
-    const counters = memoryCounterStore(`${keyPrefix}cnt:`);
+    const counters = memoryCounterStore();
     return {
       kind: 'memory',
       keyPrefix,
       rateLimit: { driver: 'memory', db: limits },
-      challenges: memoryChallengeStore(`${keyPrefix}ch:`),
-      spentTokens: memorySpentTokenStore(`${keyPrefix}tok:`, counters),
+      challenges: memoryChallengeStore(),
+      spentTokens: memorySpentTokenStore(counters),
       counters,
       async ping() {},
       async close() {

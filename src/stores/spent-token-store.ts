@@ -18,7 +18,7 @@ export interface CountedRedemption {
 
 /**
  * Exactly-once redemption of sealed tokens, and remembered siteverify verdicts for
- * idempotency keys. Keys are `prefix + 't:' + tokenId` and `prefix + 'v:' + key`.
+ * idempotency keys. Keys are `t:` + tokenId and `v:` + key, after the store's prefix on Redis.
  */
 export interface SpentTokenStore {
   /**
@@ -45,13 +45,10 @@ export interface SpentTokenStore {
 
 /**
  * Process-memory spent-token store; `now` is injectable for fake time. Each map step is
- * synchronous, so redemption is exactly once within the process.
+ * synchronous, so redemption is exactly once within the process. The map is this store's own:
+ * `t:` and `v:` keep marks and verdicts apart in it, with no store prefix.
  */
-export function memorySpentTokenStore(
-  prefix: string,
-  counters: CounterStore,
-  now: () => number = () => Date.now(),
-): SpentTokenStore {
+export function memorySpentTokenStore(counters: CounterStore, now: () => number = () => Date.now()): SpentTokenStore {
   // A generous bound: evicting a live spent mark would allow a replay, so it must not be hit in
   // normal operation (1M marks ≈ 3,300 redemptions/s sustained over the 5-minute token life).
   const map = new TtlMap<string>({ now, maxEntries: 1_000_000 });
@@ -63,13 +60,13 @@ export function memorySpentTokenStore(
       return { hits, redeemed };
     },
     async redeem(tokenId, ttlMs) {
-      return map.setIfAbsent(`${prefix}t:${tokenId}`, '1', positiveTtl(ttlMs));
+      return map.setIfAbsent(`t:${tokenId}`, '1', positiveTtl(ttlMs));
     },
     async rememberVerdict(key, verdict, ttlMs) {
-      map.setIfAbsent(`${prefix}v:${key}`, JSON.stringify(verdict), positiveTtl(ttlMs));
+      map.setIfAbsent(`v:${key}`, JSON.stringify(verdict), positiveTtl(ttlMs));
     },
     async recallVerdict(key) {
-      return parseObject(map.get(`${prefix}v:${key}`));
+      return parseObject(map.get(`v:${key}`));
     },
   };
 }

@@ -23,7 +23,7 @@ const ua = { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0 Safari/537
 async function simulated(): Promise<{ stores: Stores; clock: { now: number }; close: () => Promise<void> }> {
   const clock = { now: 0 };
   const base = await openStores({ keyPrefix: `surge${randomBytes(4).toString('hex')}:` });
-  const stores = { ...base, counters: memoryCounterStore(`${base.keyPrefix}cnt:`, () => clock.now) };
+  const stores = { ...base, counters: memoryCounterStore(() => clock.now) };
   return { stores, clock, close: () => base.close() };
 }
 

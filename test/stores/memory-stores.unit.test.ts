@@ -99,9 +99,9 @@ describe('memory stores with the default clock', () => {
 
   it('follow vi fake timers', async () => {
     vi.useFakeTimers();
-    const challenges = memoryChallengeStore<{ v: number }>('p:');
-    const counters = memoryCounterStore('p:');
-    const spent = memorySpentTokenStore('p:', counters);
+    const challenges = memoryChallengeStore<{ v: number }>();
+    const counters = memoryCounterStore();
+    const spent = memorySpentTokenStore(counters);
     await challenges.create('a', { v: 1 }, 5000);
     expect(await spent.redeem('t', 5000)).toBe(true);
     expect(await counters.hit('c', 5000)).toBe(1);
@@ -116,16 +116,14 @@ describe('memory stores with the default clock', () => {
   });
 
   it('redeems a token exactly once among concurrent calls', async () => {
-    const spent = memorySpentTokenStore('p:', memoryCounterStore('p:'));
+    const spent = memorySpentTokenStore(memoryCounterStore());
     const redeemed = await Promise.all([spent.redeem('t', 5000), spent.redeem('t', 5000), spent.redeem('t', 5000)]);
     expect(redeemed.filter(Boolean)).toHaveLength(1);
   });
 
   it('reject non-positive TTLs', async () => {
-    await expect(memoryChallengeStore('p:').create('a', {}, 0)).rejects.toThrow(RangeError);
-    await expect(memorySpentTokenStore('p:', memoryCounterStore('p:')).redeem('a', Number.NaN)).rejects.toThrow(
-      RangeError,
-    );
+    await expect(memoryChallengeStore().create('a', {}, 0)).rejects.toThrow(RangeError);
+    await expect(memorySpentTokenStore(memoryCounterStore()).redeem('a', Number.NaN)).rejects.toThrow(RangeError);
   });
 });
 

@@ -14,9 +14,9 @@ storeContract('memory', async () => {
   let t = 1_700_000_000_000;
   const now = () => t;
   return {
-    challenges: (prefix) => memoryChallengeStore(prefix, now),
-    spent: (prefix) => memorySpentTokenStore(prefix, memoryCounterStore(`${prefix}cnt:`, now), now),
-    counters: (prefix) => memoryCounterStore(prefix, now),
+    challenges: () => memoryChallengeStore(now),
+    spent: () => memorySpentTokenStore(memoryCounterStore(now), now),
+    counters: () => memoryCounterStore(now),
     elapse: async (ms) => {
       t += ms;
     },
