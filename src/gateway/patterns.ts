@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 
 /**
@@ -96,6 +97,10 @@ export function hasToken(lowerUa: string, lowerToken: string): boolean {
   }
 }
 
+/** User-Agents whose {@link anyTokenMatcher} answers are kept, per matcher (at most 2,000 × 512 characters). */
+const TOKEN_ANSWERS_KEPT = 2_000;
+const TOKEN_ANSWER_MAX_LENGTH = 512;
+
 /**
  * {@link hasToken} for a whole list at once: whether `lowerUa` holds any of `lowerTokens` as a
  * whole token. One RE2 expression of the quoted literals between non-word characters or the
@@ -104,5 +109,14 @@ export function hasToken(lowerUa: string, lowerToken: string): boolean {
 export function anyTokenMatcher(lowerTokens: readonly string[]): (lowerUa: string) => boolean {
   const alternatives = lowerTokens.map((t) => RE2JS.quote(t)).join('|');
   const re = RE2JS.compile(`(?:^|[^0-9A-Za-z])(?:${alternatives})(?:[^0-9A-Za-z]|$)`);
-  return (lowerUa) => re.test(lowerUa);
+  // A browser sends one User-Agent with every page and asset, so the answer is kept per text:
+  // re2js's pass over a browser's User-Agent was a third of a gateway check. Bounded in
+  // entries and in the length of the texts kept; others are matched every time.
+  const answers = new LRUCache<string, boolean>({ max: TOKEN_ANSWERS_KEPT });
+  return (lowerUa) => {
+    if (lowerUa.length > TOKEN_ANSWER_MAX_LENGTH) return re.test(lowerUa);
+    let held = answers.get(lowerUa);
+    if (held === undefined) answers.set(lowerUa, (held = re.test(lowerUa)));
+    return held;
+  };
 }

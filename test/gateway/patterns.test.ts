@@ -149,6 +149,20 @@ describe('crawler tokens', () => {
       );
     }
   });
+
+  it('answer a User-Agent seen before as the first time, and one too long to keep every time', () => {
+    const any = anyTokenMatcher(['gptbot']);
+    const long = `${'x'.repeat(600)} gptbot/1.0`;
+    for (let i = 0; i < 3; i++) {
+      expect(any('mozilla/5.0 (compatible; gptbot/1.2)')).toBe(true);
+      expect(any('mozilla/5.0 (x11; linux x86_64) chrome/156.0')).toBe(false);
+      expect(any(long)).toBe(true);
+      expect(any(`${'x'.repeat(600)} gptbotx/1.0`)).toBe(false);
+    }
+    // Past the bound of kept answers, the first ones are matched again, not lost.
+    for (let i = 0; i < 2_500; i++) expect(any(`agent ${i}`)).toBe(false);
+    expect(any('mozilla/5.0 (compatible; gptbot/1.2)')).toBe(true);
+  });
 });
 
 describe('clearance cookies on the short path', () => {
