@@ -102,7 +102,62 @@ class KoaRequestInfo implements RequestInfo {
  * use) and the transport-neutral inner context around the request's own fork of the
  * EntityManager, made when first read (no MikroORM RequestContext: nothing here reads the
  * ORM's global context).
+ *
+ * A class, `em` and `log` getters on its prototype: every request's context shares one hidden
+ * class. Written as getters of an object literal, they were new closures on each request, and
+ * V8 gave each such object a hidden class of its own, made in the old generation (about 1.3 KB
+ * a request that only a full collection frees). A spread copies own properties only, so a
+ * middleware that passes a context on (tRPC's `next({ ctx })` spreads it) carries `em` and
+ * `log` itself (routers/trpc.ts, `passedOn`).
  */
+class KoaInnerContext implements InnerContext {
+  readonly config: Services['config'];
+  readonly orm: Services['orm'];
+  readonly stores: Services['stores'];
+  readonly analyzer: Services['analyzer'];
+  readonly metrics: Services['metrics'];
+  readonly engineReference: Services['engineReference'];
+  readonly networks: Services['networks'];
+  readonly analytics: Services['analytics'];
+  readonly queue: Services['queue'];
+  readonly request: RequestInfo;
+  apiKey?: ApiKey;
+  #em: InnerContext['em'] | undefined = undefined;
+  readonly #state: FacadeState;
+  readonly #rootLog: Logger;
+
+  constructor(services: Services, koa: Context, state: FacadeState) {
+    // The services by name: `services` may carry more (an opened instance's close, its database).
+    this.config = services.config;
+    this.orm = services.orm;
+    this.stores = services.stores;
+    this.analyzer = services.analyzer;
+    this.metrics = services.metrics;
+    this.engineReference = services.engineReference;
+    this.networks = services.networks;
+    this.analytics = services.analytics;
+    this.queue = services.queue;
+    this.request = new KoaRequestInfo(koa, state.requestId ?? 'internal');
+    if (state.apiKey) this.apiKey = state.apiKey;
+    this.#state = state;
+    this.#rootLog = services.log;
+  }
+
+  /**
+   * Forked on first use (decision 0019): siteverify, the challenge routes and /metrics mostly
+   * answer from caches and stores, and a fork is the largest allocation of their request.
+   */
+  get em(): InnerContext['em'] {
+    return (this.#em ??= this.orm.em.fork());
+  }
+
+  /** The request's child logger, made when a procedure first logs (state.log makes it). */
+  get log(): Logger {
+    return this.#state.log ?? this.#rootLog;
+  }
+}
+
+/** The request's inner context ({@link KoaInnerContext}), made once per request. */
 export function contextFromKoa(services: Services, ctx: Context): InnerContext {
   const state = facadeState(ctx);
   const made = state.inner;
@@ -111,33 +166,7 @@ export function contextFromKoa(services: Services, ctx: Context): InnerContext {
     if (state.apiKey) made.apiKey = state.apiKey;
     return made;
   }
-  // Forked on first use (decision 0019): siteverify, the challenge routes and /metrics mostly
-  // answer from caches and stores, and a fork is the largest allocation of their request.
-  let em: InnerContext['em'] | undefined;
-  // The services by name: `services` may carry more (an opened instance's close, its database).
-  const inner: InnerContext = {
-    config: services.config,
-    orm: services.orm,
-    stores: services.stores,
-    // The request's child logger, made when a procedure first logs (state.log makes it).
-    get log() {
-      return state.log ?? services.log;
-    },
-    analyzer: services.analyzer,
-    metrics: services.metrics,
-    engineReference: services.engineReference,
-    networks: services.networks,
-    analytics: services.analytics,
-    queue: services.queue,
-    get em() {
-      return (em ??= services.orm.em.fork());
-    },
-    set em(value) {
-      em = value;
-    },
-    request: new KoaRequestInfo(ctx, state.requestId ?? 'internal'),
-  };
-  if (state.apiKey) inner.apiKey = state.apiKey;
+  const inner = new KoaInnerContext(services, ctx, state);
   state.inner = inner;
   return inner;
 }

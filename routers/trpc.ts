@@ -106,10 +106,19 @@ const base = t.procedure.use(guardAndMapErrors);
 /** No credentials. */
 export const publicProcedure = base.meta({ auth: 'public' });
 
+/**
+ * What a middleware hands `next({ ctx })`: `added`, with the context's `em` and `log`. tRPC
+ * spreads the context it passes on, which copies own properties only, and the facade's context
+ * reads these two on use, from getters on its prototype (facade/koa-context.ts).
+ */
+function passedOn<A extends object>(ctx: InnerContext, added: A): A & Pick<InnerContext, 'em' | 'log'> {
+  return { ...added, em: ctx.em, log: ctx.log };
+}
+
 /** Needs `Authorization: Bearer <API key>`; adds `apiKey` and `user` to the context. */
 export const apiKeyProcedure = base.meta({ auth: 'apiKey' }).use(async ({ ctx, next }) => {
   const apiKey = ctx.apiKey ?? (await authenticateApiKey(ctx.em, ctx.request.authorization));
-  return next({ ctx: { apiKey, user: apiKey.user } });
+  return next({ ctx: passedOn(ctx, { apiKey, user: apiKey.user }) });
 });
 
 /**
