@@ -54,7 +54,9 @@ export const BASELINE_REQUEST = {
 /** The median of `values`. */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  const mid = Math.floor(sorted.length / 2);
+  // Of an even count, the mean of the two middle values (the upper one alone reads high).
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /**

@@ -13,7 +13,8 @@
 // when unreachable). Targets rotate each round so load from elsewhere falls on all alike, and
 // each round waits its server out (settle: bench/lib/wrk.ts) so that the full collection V8
 // runs seconds after load stops falls in no other target's round.
-//   npx tsx bench/peers/run.ts            BENCH_ROUNDS=2 BENCH_DURATION_SEC=3 BENCH_STORES=memory
+//   npx tsx bench/peers/run.ts            BENCH_ROUNDS=2 BENCH_DURATION_SEC=3 BENCH_WARM_UP_SEC=6
+//                                       BENCH_STORES=memory
 //   BENCH_TARGETS=ours,altcha,bare      only the targets whose names start with these words
 //                                       (case-insensitive); bare Koa is always measured
 //   BENCH_CPU_PROF=dir  a CPU profile of our service (dir/memory, dir/redis) and its top self
@@ -35,6 +36,14 @@ const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 3);
 const PER_ROUND = Number(process.env.BENCH_TOKENS_PER_ROUND ?? 40_000);
 /** Solved Cap challenges per round: each takes about 1.5 ms to prepare (50 solutions). */
 const CAP_SOLVED_PER_ROUND = Math.min(PER_ROUND, 25_000);
+/**
+ * Each target's warm-up before its rounds, and the fresh tokens our two get for it. Our
+ * service's CPU a request settles only after some 30,000 requests (V8 optimises its longer
+ * path later: in alternating 2-s runs it took 295, 271 and 243 µs a request, then 180-230),
+ * so a shorter warm-up measures its compiler beside its requests.
+ */
+const WARM_UP_SEC = Number(process.env.BENCH_WARM_UP_SEC ?? 6);
+const OURS_WARM_UP_TOKENS = 30_000;
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const TARGET_WORDS = (process.env.BENCH_TARGETS ?? '').toLowerCase().split(',').filter(Boolean);
 
@@ -132,7 +141,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
       {
         name: 'ours (siteverify)',
         url: `http://127.0.0.1:${ours.info.port}`,
-        requests: async (round) => siteverifyRequests(ours.info, round < 0 ? 5_000 : PER_ROUND),
+        requests: async (round) => siteverifyRequests(ours.info, round < 0 ? OURS_WARM_UP_TOKENS : PER_ROUND),
         singleUse: true,
         gc: ours.gc,
         server: ours,
@@ -140,7 +149,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
       {
         name: 'ours (on bare Koa)',
         url: `http://127.0.0.1:${oursOnBare.info.port}`,
-        requests: async (round) => siteverifyRequests(oursOnBare.info, round < 0 ? 5_000 : PER_ROUND),
+        requests: async (round) => siteverifyRequests(oursOnBare.info, round < 0 ? OURS_WARM_UP_TOKENS : PER_ROUND),
         singleUse: true,
         gc: oursOnBare.gc,
         server: oursOnBare,
@@ -162,7 +171,7 @@ async function measure(store: 'memory' | 'redis', redisUrl: string, bare: ChildS
     ];
     const targets = allTargets.filter(chosen);
     for (const t of targets) {
-      await runWrk({ url: t.url, connections: CONNECTIONS, durationSec: 1, requests: await t.requests(-1) });
+      await runWrk({ url: t.url, connections: CONNECTIONS, durationSec: WARM_UP_SEC, requests: await t.requests(-1) });
     }
     for (const server of new Set(targets.map((t) => t.server))) await settle(server);
     const results = new Map<string, RoundResult[]>();
