@@ -81,9 +81,6 @@ const asTRPCError = (app: AppError) =>
 
 export const router = t.router;
 
-/** tRPC's in-process caller for a router built here (the REST facade calls procedures with it). */
-export const createCallerFactory = t.createCallerFactory;
-
 /**
  * Every procedure's first and only shared step: refuses input no procedure can store or mean
  * anything by (NUL characters, unpaired surrogates; REST and /trpc alike), then turns an AppError thrown anywhere
