@@ -25,11 +25,6 @@ export function migrationOptions(): NonNullable<Options['migrations']> {
   };
 }
 
-/** Options that give an ORM being opened its migrator (the CLI tooling's config). */
-export function migratorOptions(): Pick<Options, 'extensions' | 'migrations'> {
-  return { extensions: [Migrator], migrations: migrationOptions() };
-}
-
 /** The migrator of an open ORM, registered with the migration settings on first use. */
 export function migratorOf(orm: MikroORM): Migrator {
   if (!orm.config.getExtension('@mikro-orm/migrator')) {
