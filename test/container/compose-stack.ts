@@ -120,6 +120,18 @@ export class Stack {
     return JSON.parse(out) as Answer;
   }
 
+  /**
+   * Whether `service` resolves `name` the analyzer's way (c-ares, resolv.conf's servers). Under
+   * podman 4.3 and aardvark-dns 1.4 here, a new network's name server has gone unanswered from
+   * inside its containers for 30 to 40 s after `up` in some runs, while it answered the host.
+   */
+  resolves(service: string, name: string): boolean {
+    const probe = `new (require('node:dns').promises.Resolver)({timeout:1000,tries:1}).resolve4(${JSON.stringify(name)}).then(()=>process.exit(0),()=>process.exit(1))`;
+    return (
+      spawnSync('podman', ['exec', this.container(service), 'node', '-e', probe], { timeout: 10_000 }).status === 0
+    );
+  }
+
   logs(...services: string[]): string {
     return this.compose(['logs', ...services]);
   }

@@ -165,6 +165,11 @@ async function main(): Promise<void> {
       JSON.stringify(second.body?.['error-codes']),
     );
 
+    // The report's page is named by its service; either instance may take the request.
+    const named = await until('app1 and app2 resolve proxy', 120_000, () =>
+      ['app1', 'app2'].every((s) => a.resolves(s, 'proxy')),
+    );
+    console.log(`the network's names resolve in app1 and app2 ${(named / 1000).toFixed(1)} s into this step`);
     const report = await json(`${a.base}/api/v1/reports`, {
       method: 'POST',
       key,
