@@ -1,26 +1,10 @@
 import { validationError } from '../errors.ts';
 
-/** Whether `text` has a UTF-16 surrogate without its pair (JSON's `\ud800` escapes make one). */
-function hasLoneSurrogate(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) continue;
-    if (c <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        i++;
-        continue;
-      }
-    }
-    return true;
-  }
-  return false;
-}
-
 /** Why PostgreSQL could not store `text` (text and jsonb refuse NUL and lone surrogates), or null. */
 function unstorable(text: string): string | null {
   if (text.includes('\u0000')) return 'must not contain NUL characters';
-  if (hasLoneSurrogate(text)) return 'must be valid Unicode text (it holds an unpaired surrogate)';
+  // isWellFormed is native, and constant time on a one-byte string (no surrogates fit in one).
+  if (!text.isWellFormed()) return 'must be valid Unicode text (it holds an unpaired surrogate)';
   return null;
 }
 
