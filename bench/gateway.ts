@@ -61,7 +61,8 @@ function authLocation(upstream: string, extra = ''): string {
 /** The documented cache of pass answers (docs/gateway.md, "The proxy's cache"). */
 const CACHE = `
       proxy_cache auditcaptcha_auth;
-      proxy_cache_key "${BENCH_HOST} $request_method $request_uri $remote_addr $http_user_agent $cookie___auditcaptcha_clearance";`;
+      proxy_cache_key "${BENCH_HOST} $request_method $request_uri $remote_addr $http_user_agent $cookie___auditcaptcha_clearance";
+      open_file_cache max=1000 inactive=10s;`;
 
 interface Nginx {
   direct: number;

@@ -201,7 +201,8 @@ http {
       ${
         opts.cache
           ? `proxy_cache auditcaptcha_auth;
-      proxy_cache_key "${opts.host} $request_method $request_uri ${client} $http_user_agent $cookie___auditcaptcha_clearance";`
+      proxy_cache_key "${opts.host} $request_method $request_uri ${client} $http_user_agent $cookie___auditcaptcha_clearance";
+      open_file_cache max=1000 inactive=10s;`
           : ''
       }
     }
